@@ -1,0 +1,206 @@
+package emu
+
+import (
+	"encoding/binary"
+
+	"everett/isa"
+)
+
+// Decoded blocks. A block is a run of instructions in one physical page,
+// decoded once into compact ops, that ends at the first control transfer,
+// system instruction or CSR access, at the end of the page, or at
+// maxBlockOps. Blocks are keyed by physical address; a store to a page that
+// holds blocks invalidates all of them (self-modifying code), and so does
+// fence.i.
+
+const maxBlockOps = 64
+
+// op is one decoded instruction, laid out for the interpreter: the kind to
+// switch on, register numbers (rd already redirected to regSink when it is
+// x0), the immediate, and the instruction's offset from the block start.
+type op struct {
+	kind isa.Op
+	rd   uint8
+	rs1  uint8
+	rs2  uint8
+	rs3  uint8
+	rm   uint8 // FP rounding mode; CSR ops: 1 if the CSR is written
+	len  uint8 // 2 or 4
+	aux  uint8 // spare
+	off  uint16
+	csr  uint16
+	raw  uint32
+	imm  int64
+}
+
+// block is a decoded run of instructions.
+type block struct {
+	ops   []op
+	pa    uint64 // physical address of the first instruction
+	size  uint64 // bytes covered
+	valid bool
+}
+
+// codePage holds the blocks that start in one physical page, indexed by
+// (offset / 2).
+type codePage struct {
+	blocks [pageSize / 2]*block
+}
+
+// lower turns a decoded instruction into an op.
+func lower(in isa.Inst, off uint64) op {
+	o := op{
+		kind: in.Op,
+		rd:   in.Rd,
+		rs1:  in.Rs1,
+		rs2:  in.Rs2,
+		rs3:  in.Rs3,
+		rm:   in.RM,
+		len:  in.Len,
+		off:  uint16(off),
+		csr:  in.CSR,
+		raw:  in.Raw,
+		imm:  in.Imm,
+	}
+	if writesX(in.Op) && o.rd == 0 {
+		o.rd = regSink
+	}
+	switch in.Op {
+	case isa.CSRRW, isa.CSRRWI:
+		o.rm = 1
+	case isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
+		if in.Rs1 != 0 {
+			o.rm = 1
+		}
+	}
+	if isFP(in.Op) && usesRM(in.Op) && (in.RM == 5 || in.RM == 6) {
+		// Reserved rounding modes are illegal (Unprivileged §11.2).
+		o.kind = isa.ILLEGAL
+	}
+	return o
+}
+
+// writesX reports whether op writes integer register rd.
+func writesX(k isa.Op) bool {
+	switch k {
+	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
+		isa.SB, isa.SH, isa.SW, isa.SD, isa.FSW, isa.FSD,
+		isa.FENCE, isa.FENCE_I, isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET,
+		isa.WFI, isa.SFENCE_VMA, isa.ILLEGAL, isa.HYPERCALL:
+		return false
+	}
+	if isFP(k) {
+		switch k {
+		case isa.FCVT_W_S, isa.FCVT_WU_S, isa.FCVT_L_S, isa.FCVT_LU_S, isa.FMV_X_W,
+			isa.FEQ_S, isa.FLT_S, isa.FLE_S, isa.FCLASS_S,
+			isa.FCVT_W_D, isa.FCVT_WU_D, isa.FCVT_L_D, isa.FCVT_LU_D, isa.FMV_X_D,
+			isa.FEQ_D, isa.FLT_D, isa.FLE_D, isa.FCLASS_D:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// isFP reports whether the op belongs to F or D (and so needs mstatus.FS on).
+func isFP(k isa.Op) bool { return k >= isa.FLW && k <= isa.FMV_D_X }
+
+// usesRM reports whether the op's rm field is a rounding mode.
+func usesRM(k isa.Op) bool {
+	switch k {
+	case isa.FMADD_S, isa.FMSUB_S, isa.FNMSUB_S, isa.FNMADD_S, isa.FADD_S,
+		isa.FSUB_S, isa.FMUL_S, isa.FDIV_S, isa.FSQRT_S, isa.FCVT_W_S,
+		isa.FCVT_WU_S, isa.FCVT_L_S, isa.FCVT_LU_S, isa.FCVT_S_W, isa.FCVT_S_WU,
+		isa.FCVT_S_L, isa.FCVT_S_LU,
+		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D, isa.FADD_D,
+		isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D, isa.FCVT_S_D,
+		isa.FCVT_D_S, isa.FCVT_W_D, isa.FCVT_WU_D, isa.FCVT_L_D, isa.FCVT_LU_D,
+		isa.FCVT_D_W, isa.FCVT_D_WU, isa.FCVT_D_L, isa.FCVT_D_LU:
+		return true
+	}
+	return false
+}
+
+// endsBlock reports whether a block must end after this op: control
+// transfers, and everything that may change privilege, translation,
+// interrupt state or code.
+func endsBlock(k isa.Op) bool {
+	switch k {
+	case isa.JAL, isa.JALR, isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
+		isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET, isa.WFI, isa.SFENCE_VMA,
+		isa.FENCE_I, isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI,
+		isa.CSRRCI, isa.ILLEGAL, isa.HYPERCALL:
+		return true
+	}
+	return false
+}
+
+// buildBlock decodes the block starting at physical address pa (in RAM). It
+// returns nil if the first instruction straddles the end of the page.
+func (m *Machine) buildBlock(pa uint64) *block {
+	pn := (pa - m.RAM.Base) >> pageShift
+	p := m.RAM.readPage(pn)
+	start := pa & pageMask
+	off := start
+	ops := make([]op, 0, 16)
+	for len(ops) < maxBlockOps && off < pageSize {
+		var raw uint32
+		lo := binary.LittleEndian.Uint16(p[off:])
+		if lo&3 == 3 {
+			if off+4 > pageSize {
+				break // straddles the page: executed on its own
+			}
+			raw = binary.LittleEndian.Uint32(p[off:])
+		} else {
+			raw = uint32(lo)
+		}
+		in := isa.Decode(raw)
+		ops = append(ops, lower(in, off-start))
+		off += uint64(in.Len)
+		if endsBlock(in.Op) {
+			break
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	b := &block{ops: ops[:len(ops):len(ops)], pa: pa, size: off - start, valid: true}
+	cp := m.codePages[pn]
+	if cp == nil {
+		cp = new(codePage)
+		m.codePages[pn] = cp
+		if m.RAM.flags[pn]&pfCode == 0 {
+			m.RAM.flags[pn] |= pfCode
+			for _, h := range m.harts {
+				h.flushStoreTLBPage(pa >> pageShift)
+			}
+		}
+	}
+	cp.blocks[start>>1] = b
+	return b
+}
+
+// invalidateCode drops every decoded block of RAM page pn.
+func (m *Machine) invalidateCode(pn uint64) {
+	cp := m.codePages[pn]
+	if cp == nil {
+		m.RAM.flags[pn] &^= pfCode
+		return
+	}
+	for _, b := range cp.blocks {
+		if b != nil {
+			b.valid = false
+		}
+	}
+	m.codePages[pn] = nil
+	m.RAM.flags[pn] &^= pfCode
+}
+
+// invalidateAllCode drops every decoded block (fence.i, restore).
+func (m *Machine) invalidateAllCode() {
+	for pn, cp := range m.codePages {
+		if cp != nil {
+			m.invalidateCode(uint64(pn))
+		}
+	}
+}

@@ -1,0 +1,70 @@
+// Package board assembles machines from the emulator core and the devices:
+// the bare-metal board that runs ELF test programs, and (later) the
+// QEMU-virt-compatible platform that boots OpenSBI and Linux.
+package board
+
+import (
+	"fmt"
+	"io"
+
+	"everett/devices/clint"
+	"everett/devices/htif"
+	"everett/emu"
+)
+
+// Physical addresses shared with QEMU's spike and virt machines.
+const (
+	CLINTBase = 0x0200_0000
+	RAMBase   = 0x8000_0000
+)
+
+// BareMetal configures a machine for a bare-metal program.
+type BareMetal struct {
+	Harts    int
+	RAMBytes uint64
+	Quantum  uint64
+	Console  io.Writer // HTIF console output
+}
+
+// NewBareMetal builds a machine for program prog: RAM at 0x8000_0000, a CLINT,
+// and HTIF if the program defines a tohost symbol. Every hart starts at the
+// entry point in M-mode; mhartid tells them apart.
+func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
+	m, err := emu.New(emu.Config{
+		RAMBase:  RAMBase,
+		RAMBytes: cfg.RAMBytes,
+		Harts:    cfg.Harts,
+		Quantum:  cfg.Quantum,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var lines []clint.Hart
+	for _, h := range m.Harts() {
+		lines = append(lines, clint.Hart{MSIP: h.IRQ(emu.IntMSI), MTIP: h.IRQ(emu.IntMTI)})
+	}
+	if err := m.Map(CLINTBase, clint.Size, "clint", clint.New(m, lines)); err != nil {
+		return nil, err
+	}
+	if err := m.LoadELF(prog); err != nil {
+		return nil, err
+	}
+	if tohost, ok := prog.Symbol("tohost"); ok {
+		fromhost, _ := prog.Symbol("fromhost")
+		if !m.RAM.Contains(tohost, 8) {
+			return nil, fmt.Errorf("tohost symbol at %#x is not in RAM", tohost)
+		}
+		if fromhost != 0 && !m.RAM.Contains(fromhost, 8) {
+			return nil, fmt.Errorf("fromhost symbol at %#x is not in RAM", fromhost)
+		}
+		console := cfg.Console
+		if console == nil {
+			console = io.Discard
+		}
+		d := htif.New(m, m, console, tohost, fromhost)
+		if err := m.WatchStores(tohost, d); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}

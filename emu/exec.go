@@ -1,0 +1,431 @@
+package emu
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"everett/isa"
+)
+
+// exec runs the first n ops of block b, whose first instruction is at virtual
+// address vpc. It returns how many instruction slots were used: ops that
+// completed plus, if h.trapped is set, the op that trapped. On return h.pc is
+// the next instruction to execute (or the trap handler).
+//
+// This is the interpreter's hot loop: registers and TLBs are reached through
+// locals, each op is one case of a switch on a small integer, and the common
+// path of a load or store is a TLB probe and a host memory access.
+func (h *Hart) exec(b *block, vpc uint64, n int) int {
+	ops := b.ops[:n]
+	x := &h.x
+	h.trapped = false
+	for i := range ops {
+		o := &ops[i]
+		switch o.kind {
+		case isa.LUI: // lui
+			x[o.rd] = uint64(o.imm)
+		case isa.AUIPC: // auipc
+			x[o.rd] = vpc + uint64(o.off) + uint64(o.imm)
+		case isa.JAL: // jal
+			pc := vpc + uint64(o.off)
+			x[o.rd] = pc + uint64(o.len)
+			h.pc = pc + uint64(o.imm)
+			return i + 1
+		case isa.JALR: // jalr
+			pc := vpc + uint64(o.off)
+			t := (x[o.rs1] + uint64(o.imm)) &^ 1
+			x[o.rd] = pc + uint64(o.len)
+			h.pc = t
+			return i + 1
+		case isa.BEQ:
+			return h.branch(vpc, o, x[o.rs1] == x[o.rs2], i)
+		case isa.BNE:
+			return h.branch(vpc, o, x[o.rs1] != x[o.rs2], i)
+		case isa.BLT:
+			return h.branch(vpc, o, int64(x[o.rs1]) < int64(x[o.rs2]), i)
+		case isa.BGE:
+			return h.branch(vpc, o, int64(x[o.rs1]) >= int64(x[o.rs2]), i)
+		case isa.BLTU:
+			return h.branch(vpc, o, x[o.rs1] < x[o.rs2], i)
+		case isa.BGEU:
+			return h.branch(vpc, o, x[o.rs1] >= x[o.rs2], i)
+
+		case isa.LB:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift {
+				x[o.rd] = uint64(int64(*(*int8)(unsafe.Add(e.host, a&pageMask))))
+			} else if v, ok := h.load(vpc, o, i, a, 1); ok {
+				x[o.rd] = uint64(int64(int8(v)))
+			} else {
+				return i + 1
+			}
+		case isa.LBU:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift {
+				x[o.rd] = uint64(*(*uint8)(unsafe.Add(e.host, a&pageMask)))
+			} else if v, ok := h.load(vpc, o, i, a, 1); ok {
+				x[o.rd] = uint64(uint8(v))
+			} else {
+				return i + 1
+			}
+		case isa.LH:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-2 {
+				x[o.rd] = uint64(int64(*(*int16)(unsafe.Add(e.host, a&pageMask))))
+			} else if v, ok := h.load(vpc, o, i, a, 2); ok {
+				x[o.rd] = uint64(int64(int16(v)))
+			} else {
+				return i + 1
+			}
+		case isa.LHU:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-2 {
+				x[o.rd] = uint64(*(*uint16)(unsafe.Add(e.host, a&pageMask)))
+			} else if v, ok := h.load(vpc, o, i, a, 2); ok {
+				x[o.rd] = uint64(uint16(v))
+			} else {
+				return i + 1
+			}
+		case isa.LW:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-4 {
+				x[o.rd] = uint64(int64(*(*int32)(unsafe.Add(e.host, a&pageMask))))
+			} else if v, ok := h.load(vpc, o, i, a, 4); ok {
+				x[o.rd] = uint64(int64(int32(v)))
+			} else {
+				return i + 1
+			}
+		case isa.LWU:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-4 {
+				x[o.rd] = uint64(*(*uint32)(unsafe.Add(e.host, a&pageMask)))
+			} else if v, ok := h.load(vpc, o, i, a, 4); ok {
+				x[o.rd] = uint64(uint32(v))
+			} else {
+				return i + 1
+			}
+		case isa.LD:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.ltlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-8 {
+				x[o.rd] = *(*uint64)(unsafe.Add(e.host, a&pageMask))
+			} else if v, ok := h.load(vpc, o, i, a, 8); ok {
+				x[o.rd] = v
+			} else {
+				return i + 1
+			}
+
+		case isa.SB:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.stlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift {
+				*(*uint8)(unsafe.Add(e.host, a&pageMask)) = uint8(x[o.rs2])
+			} else if r := h.store(vpc, o, i, a, 1, x[o.rs2]); r != stOK {
+				return h.afterStore(vpc, o, i, r)
+			}
+		case isa.SH:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.stlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-2 {
+				*(*uint16)(unsafe.Add(e.host, a&pageMask)) = uint16(x[o.rs2])
+			} else if r := h.store(vpc, o, i, a, 2, x[o.rs2]); r != stOK {
+				return h.afterStore(vpc, o, i, r)
+			}
+		case isa.SW:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.stlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-4 {
+				*(*uint32)(unsafe.Add(e.host, a&pageMask)) = uint32(x[o.rs2])
+			} else if r := h.store(vpc, o, i, a, 4, x[o.rs2]); r != stOK {
+				return h.afterStore(vpc, o, i, r)
+			}
+		case isa.SD:
+			a := x[o.rs1] + uint64(o.imm)
+			if e := &h.stlb[a>>pageShift&tlbMask]; e.tag == a>>pageShift && a&pageMask <= pageSize-8 {
+				*(*uint64)(unsafe.Add(e.host, a&pageMask)) = x[o.rs2]
+			} else if r := h.store(vpc, o, i, a, 8, x[o.rs2]); r != stOK {
+				return h.afterStore(vpc, o, i, r)
+			}
+
+		case isa.ADDI:
+			x[o.rd] = x[o.rs1] + uint64(o.imm)
+		case isa.SLTI:
+			x[o.rd] = b2u(int64(x[o.rs1]) < o.imm)
+		case isa.SLTIU:
+			x[o.rd] = b2u(x[o.rs1] < uint64(o.imm))
+		case isa.XORI:
+			x[o.rd] = x[o.rs1] ^ uint64(o.imm)
+		case isa.ORI:
+			x[o.rd] = x[o.rs1] | uint64(o.imm)
+		case isa.ANDI:
+			x[o.rd] = x[o.rs1] & uint64(o.imm)
+		case isa.SLLI:
+			x[o.rd] = x[o.rs1] << (o.imm & 63)
+		case isa.SRLI:
+			x[o.rd] = x[o.rs1] >> (o.imm & 63)
+		case isa.SRAI:
+			x[o.rd] = uint64(int64(x[o.rs1]) >> (o.imm & 63))
+		case isa.ADD:
+			x[o.rd] = x[o.rs1] + x[o.rs2]
+		case isa.SUB:
+			x[o.rd] = x[o.rs1] - x[o.rs2]
+		case isa.SLL:
+			x[o.rd] = x[o.rs1] << (x[o.rs2] & 63)
+		case isa.SLT:
+			x[o.rd] = b2u(int64(x[o.rs1]) < int64(x[o.rs2]))
+		case isa.SLTU:
+			x[o.rd] = b2u(x[o.rs1] < x[o.rs2])
+		case isa.XOR:
+			x[o.rd] = x[o.rs1] ^ x[o.rs2]
+		case isa.SRL:
+			x[o.rd] = x[o.rs1] >> (x[o.rs2] & 63)
+		case isa.SRA:
+			x[o.rd] = uint64(int64(x[o.rs1]) >> (x[o.rs2] & 63))
+		case isa.OR:
+			x[o.rd] = x[o.rs1] | x[o.rs2]
+		case isa.AND:
+			x[o.rd] = x[o.rs1] & x[o.rs2]
+		case isa.ADDIW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) + uint32(o.imm))
+		case isa.SLLIW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) << (o.imm & 31))
+		case isa.SRLIW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) >> (o.imm & 31))
+		case isa.SRAIW:
+			x[o.rd] = uint64(int64(int32(x[o.rs1]) >> (o.imm & 31)))
+		case isa.ADDW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) + uint32(x[o.rs2]))
+		case isa.SUBW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) - uint32(x[o.rs2]))
+		case isa.SLLW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) << (x[o.rs2] & 31))
+		case isa.SRLW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) >> (x[o.rs2] & 31))
+		case isa.SRAW:
+			x[o.rd] = uint64(int64(int32(x[o.rs1]) >> (x[o.rs2] & 31)))
+
+		case isa.MUL:
+			x[o.rd] = x[o.rs1] * x[o.rs2]
+		case isa.MULH:
+			x[o.rd] = mulh(int64(x[o.rs1]), int64(x[o.rs2]))
+		case isa.MULHSU:
+			x[o.rd] = mulhsu(int64(x[o.rs1]), x[o.rs2])
+		case isa.MULHU:
+			hi, _ := bits.Mul64(x[o.rs1], x[o.rs2])
+			x[o.rd] = hi
+		case isa.DIV:
+			x[o.rd] = div(x[o.rs1], x[o.rs2])
+		case isa.DIVU:
+			x[o.rd] = divu(x[o.rs1], x[o.rs2])
+		case isa.REM:
+			x[o.rd] = rem(x[o.rs1], x[o.rs2])
+		case isa.REMU:
+			x[o.rd] = remu(x[o.rs1], x[o.rs2])
+		case isa.MULW:
+			x[o.rd] = sext32(uint32(x[o.rs1]) * uint32(x[o.rs2]))
+		case isa.DIVW:
+			x[o.rd] = divw(x[o.rs1], x[o.rs2])
+		case isa.DIVUW:
+			x[o.rd] = divuw(x[o.rs1], x[o.rs2])
+		case isa.REMW:
+			x[o.rd] = remw(x[o.rs1], x[o.rs2])
+		case isa.REMUW:
+			x[o.rd] = remuw(x[o.rs1], x[o.rs2])
+
+		case isa.FENCE:
+			// One hart runs at a time and devices see memory in program
+			// order: every fence is satisfied already.
+		case isa.FENCE_I:
+			// Decoded blocks are invalidated by the stores that change code,
+			// so the instruction stream is always coherent; fence.i only ends
+			// the block.
+			h.pc = vpc + uint64(o.off) + uint64(o.len)
+			return i + 1
+
+		case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
+			isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
+			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
+			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
+			h.pc = vpc + uint64(o.off)
+			h.pos = i
+			if r := h.amo(o); r != stOK {
+				return i + 1
+			}
+
+		case isa.CSRRW, isa.CSRRS, isa.CSRRC:
+			h.pc = vpc + uint64(o.off)
+			h.pos = i
+			if !h.csrOp(o.kind, o.csr, o.rd, x[o.rs1], o.rm != 0, o.raw) {
+				return i + 1
+			}
+			h.pc += uint64(o.len)
+			return i + 1
+		case isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
+			h.pc = vpc + uint64(o.off)
+			h.pos = i
+			if !h.csrOp(o.kind, o.csr, o.rd, uint64(o.rs1), o.rm != 0, o.raw) {
+				return i + 1
+			}
+			h.pc += uint64(o.len)
+			return i + 1
+
+		case isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET, isa.WFI, isa.SFENCE_VMA,
+			isa.HYPERCALL, isa.ILLEGAL:
+			h.pc = vpc + uint64(o.off)
+			h.pos = i
+			h.system(o)
+			return i + 1
+
+		default:
+			// F and D.
+			if !h.fpEnabled() {
+				h.pc = vpc + uint64(o.off)
+				h.raise(CauseIllegalInst, uint64(o.raw))
+				return i + 1
+			}
+			if !h.fp(vpc, o, i) {
+				return i + 1
+			}
+		}
+	}
+	if n < len(b.ops) {
+		h.pc = vpc + uint64(b.ops[n].off)
+	} else {
+		h.pc = vpc + b.size
+	}
+	return n
+}
+
+func (h *Hart) branch(vpc uint64, o *op, taken bool, i int) int {
+	pc := vpc + uint64(o.off)
+	if taken {
+		h.pc = pc + uint64(o.imm)
+	} else {
+		h.pc = pc + uint64(o.len)
+	}
+	return i + 1
+}
+
+// load is the slow path of a load op.
+func (h *Hart) load(vpc uint64, o *op, i int, a uint64, size int) (uint64, bool) {
+	h.pc = vpc + uint64(o.off)
+	h.pos = i
+	return h.loadSlow(a, size)
+}
+
+// store is the slow path of a store op.
+func (h *Hart) store(vpc uint64, o *op, i int, a uint64, size int, v uint64) int {
+	h.pc = vpc + uint64(o.off)
+	h.pos = i
+	return h.storeSlow(a, size, v)
+}
+
+// afterStore ends the block after a store whose slow path trapped or asked
+// for the block to end.
+func (h *Hart) afterStore(vpc uint64, o *op, i int, r int) int {
+	if r == stExit {
+		h.pc = vpc + uint64(o.off) + uint64(o.len)
+	}
+	return i + 1
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sext32(v uint32) uint64 { return uint64(int64(int32(v))) }
+
+// M extension helpers (Unprivileged §7.2, table 7.1 for division by zero and
+// overflow).
+
+func mulh(a, b int64) uint64 {
+	hi, _ := bits.Mul64(uint64(a), uint64(b))
+	// Correct the unsigned high word for the signs.
+	if a < 0 {
+		hi -= uint64(b)
+	}
+	if b < 0 {
+		hi -= uint64(a)
+	}
+	return hi
+}
+
+func mulhsu(a int64, b uint64) uint64 {
+	hi, _ := bits.Mul64(uint64(a), b)
+	if a < 0 {
+		hi -= b
+	}
+	return hi
+}
+
+func div(a, b uint64) uint64 {
+	switch {
+	case b == 0:
+		return ^uint64(0)
+	case int64(a) == -1<<63 && int64(b) == -1:
+		return a
+	}
+	return uint64(int64(a) / int64(b))
+}
+
+func divu(a, b uint64) uint64 {
+	if b == 0 {
+		return ^uint64(0)
+	}
+	return a / b
+}
+
+func rem(a, b uint64) uint64 {
+	switch {
+	case b == 0:
+		return a
+	case int64(a) == -1<<63 && int64(b) == -1:
+		return 0
+	}
+	return uint64(int64(a) % int64(b))
+}
+
+func remu(a, b uint64) uint64 {
+	if b == 0 {
+		return a
+	}
+	return a % b
+}
+
+func divw(a, b uint64) uint64 {
+	x, y := int32(a), int32(b)
+	switch {
+	case y == 0:
+		return ^uint64(0)
+	case x == -1<<31 && y == -1:
+		return uint64(int64(x))
+	}
+	return uint64(int64(x / y))
+}
+
+func divuw(a, b uint64) uint64 {
+	x, y := uint32(a), uint32(b)
+	if y == 0 {
+		return ^uint64(0)
+	}
+	return sext32(x / y)
+}
+
+func remw(a, b uint64) uint64 {
+	x, y := int32(a), int32(b)
+	switch {
+	case y == 0:
+		return uint64(int64(x))
+	case x == -1<<31 && y == -1:
+		return 0
+	}
+	return uint64(int64(x % y))
+}
+
+func remuw(a, b uint64) uint64 {
+	x, y := uint32(a), uint32(b)
+	if y == 0 {
+		return sext32(x)
+	}
+	return sext32(x % y)
+}

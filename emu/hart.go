@@ -1,0 +1,347 @@
+package emu
+
+import (
+	"unsafe"
+
+	"everett/hw"
+)
+
+// Privilege levels (Privileged ISA §1.2, table 1.1).
+const (
+	PrivU = 0
+	PrivS = 1
+	PrivM = 3
+)
+
+// Exception causes (Privileged ISA §3.1.15, table 3.6).
+const (
+	CauseMisalignedFetch = 0
+	CauseFetchAccess     = 1
+	CauseIllegalInst     = 2
+	CauseBreakpoint      = 3
+	CauseMisalignedLoad  = 4
+	CauseLoadAccess      = 5
+	CauseMisalignedStore = 6
+	CauseStoreAccess     = 7
+	CauseEcallU          = 8
+	CauseEcallS          = 9
+	CauseEcallM          = 11
+	CauseFetchPageFault  = 12
+	CauseLoadPageFault   = 13
+	CauseStorePageFault  = 15
+)
+
+// Interrupt numbers; the interrupt bit of xcause is added on delivery.
+const (
+	IntSSI = 1
+	IntMSI = 3
+	IntSTI = 5
+	IntMTI = 7
+	IntSEI = 9
+	IntMEI = 11
+)
+
+// mip/mie bits.
+const (
+	MipSSIP = 1 << IntSSI
+	MipMSIP = 1 << IntMSI
+	MipSTIP = 1 << IntSTI
+	MipMTIP = 1 << IntMTI
+	MipSEIP = 1 << IntSEI
+	MipMEIP = 1 << IntMEI
+)
+
+// mstatus fields (Privileged ISA §3.1.6).
+const (
+	mstatusSIE  = 1 << 1
+	mstatusMIE  = 1 << 3
+	mstatusSPIE = 1 << 5
+	mstatusUBE  = 1 << 6
+	mstatusMPIE = 1 << 7
+	mstatusSPP  = 1 << 8
+	mstatusVS   = 3 << 9
+	mstatusMPP  = 3 << 11
+	mstatusFS   = 3 << 13
+	mstatusXS   = 3 << 15
+	mstatusMPRV = 1 << 17
+	mstatusSUM  = 1 << 18
+	mstatusMXR  = 1 << 19
+	mstatusTVM  = 1 << 20
+	mstatusTW   = 1 << 21
+	mstatusTSR  = 1 << 22
+	mstatusUXL  = 3 << 32
+	mstatusSXL  = 3 << 34
+	mstatusSD   = 1 << 63
+
+	mstatusMPPShift = 11
+	mstatusFSShift  = 13
+
+	// UXL = SXL = 2: XLEN 64 in S and U, read-only.
+	mstatusXLFixed = 2<<32 | 2<<34
+
+	mstatusWritable = mstatusSIE | mstatusMIE | mstatusSPIE | mstatusMPIE |
+		mstatusSPP | mstatusMPP | mstatusFS | mstatusMPRV | mstatusSUM |
+		mstatusMXR | mstatusTVM | mstatusTW | mstatusTSR
+	sstatusReadable = mstatusSIE | mstatusSPIE | mstatusUBE | mstatusSPP |
+		mstatusVS | mstatusFS | mstatusXS | mstatusSUM | mstatusMXR |
+		mstatusUXL | mstatusSD
+	sstatusWritable = mstatusSIE | mstatusSPIE | mstatusSPP | mstatusFS |
+		mstatusSUM | mstatusMXR
+)
+
+// MISA for RV64IMAFDC with S and U modes (Privileged ISA §3.1.1).
+const misaValue = 2<<62 | 1<<('A'-'A') | 1<<('C'-'A') | 1<<('D'-'A') |
+	1<<('F'-'A') | 1<<('I'-'A') | 1<<('M'-'A') | 1<<('S'-'A') | 1<<('U'-'A')
+
+// Software TLB geometry: direct-mapped, one per privilege level and access kind.
+const (
+	tlbBits = 8
+	tlbSize = 1 << tlbBits
+	tlbMask = tlbSize - 1
+	tlbNone = ^uint64(0) // tag of an empty entry: no virtual page number is this large
+)
+
+// tlbEntry caches the translation of one 4 KiB virtual page.
+type tlbEntry struct {
+	tag  uint64         // virtual page number, or tlbNone
+	host unsafe.Pointer // host address of the physical page (loads, stores)
+	ppn  uint64         // physical page number
+}
+
+type tlbSet struct {
+	fetch [tlbSize]tlbEntry
+	load  [tlbSize]tlbEntry
+	store [tlbSize]tlbEntry
+}
+
+// Jump cache: virtual pc -> decoded block, valid while ctx matches.
+const (
+	jcBits = 12
+	jcSize = 1 << jcBits
+	jcMask = jcSize - 1
+)
+
+type jcEntry struct {
+	pc  uint64
+	ctx uint64
+	b   *block
+}
+
+// regSink is where writes to x0 land: the decoder maps rd=0 to it, so the
+// hot loop never has to re-zero x0. Register arrays have 256 entries so that
+// indexing with a uint8 needs no bounds check.
+const regSink = 32
+
+// Hart is one RISC-V hardware thread: its architectural state, its CSRs, and
+// the caches the engine keeps for it.
+type Hart struct {
+	x   [256]uint64 // x0..x31; x[regSink] absorbs writes to x0
+	f   [256]uint64 // f0..f31, NaN-boxed
+	pc  uint64
+	ID  int
+	m   *Machine
+	ram *RAM
+
+	priv     uint8
+	dataPriv uint8 // effective privilege of loads and stores (MPRV)
+
+	// CSRs (Privileged ISA §3.1, §4.1).
+	mstatus    uint64 // without SD, UXL, SXL (computed on read)
+	mie        uint64
+	mip        uint64 // pending bits as driven by devices and software
+	seipSW     bool   // software-written SEIP (mip.SEIP = seipSW | seipLine)
+	seipLine   bool   // SEIP as driven by the interrupt controller
+	medeleg    uint64
+	mideleg    uint64
+	mtvec      uint64
+	stvec      uint64
+	mepc       uint64
+	sepc       uint64
+	mcause     uint64
+	scause     uint64
+	mtval      uint64
+	stval      uint64
+	mscratch   uint64
+	sscratch   uint64
+	satp       uint64
+	mcounteren uint64
+	scounteren uint64
+	fflags     uint64
+	frm        uint64
+	pmpcfg     [2]uint64 // pmpcfg0, pmpcfg2: 16 entries
+	pmpaddr    [16]uint64
+
+	// Counters. Retired counts architecturally retired instructions; steps
+	// counts every instruction slot the hart used (retired or trapped). mcycle
+	// reads steps plus cycleOff; minstret reads retired plus instretOff.
+	retired    uint64
+	steps      uint64
+	cycleOff   uint64
+	instretOff uint64
+	pos        int // index within the current block of the op calling a slow path
+
+	// LR/SC reservation (Unprivileged §8.2).
+	resValid bool
+	resAddr  uint64
+
+	local   uint64 // virtual time at the start of the current block
+	waiting bool   // in WFI
+	halted  bool // stopped by the machine (never started, or powered off)
+	trapped bool // the op that ended the last block raised a trap
+
+	// Engine caches: never saved, rebuilt on demand.
+	tlbs  [4]tlbSet // indexed by privilege level (2 unused)
+	ftlb  *[tlbSize]tlbEntry
+	ltlb  *[tlbSize]tlbEntry
+	stlb  *[tlbSize]tlbEntry
+	jc    [jcSize]jcEntry
+	epoch uint64 // bumped when translations change; part of jcEntry.ctx
+}
+
+func newHart(m *Machine, id int) *Hart {
+	h := &Hart{ID: id, m: m, ram: m.RAM}
+	h.reset(0)
+	return h
+}
+
+// reset puts the hart in its reset state (Privileged ISA §3.4) at pc.
+func (h *Hart) reset(pc uint64) {
+	h.x = [256]uint64{}
+	h.f = [256]uint64{}
+	h.pc = pc
+	h.priv = PrivM
+	h.mstatus = 0
+	h.mie, h.mip, h.seipSW, h.seipLine = 0, 0, false, false
+	h.medeleg, h.mideleg = 0, 0
+	h.mtvec, h.stvec = 0, 0
+	h.mepc, h.sepc, h.mcause, h.scause, h.mtval, h.stval = 0, 0, 0, 0, 0, 0
+	h.mscratch, h.sscratch, h.satp = 0, 0, 0
+	h.mcounteren, h.scounteren = 0, 0
+	h.fflags, h.frm = 0, 0
+	h.pmpcfg = [2]uint64{}
+	h.pmpaddr = [16]uint64{}
+	h.resValid = false
+	h.waiting = false
+	h.halted = false
+	h.flushTLB()
+	h.updateMode()
+}
+
+// PC returns the hart's program counter.
+func (h *Hart) PC() uint64 { return h.pc }
+
+// SetPC sets the program counter.
+func (h *Hart) SetPC(pc uint64) { h.pc = pc }
+
+// X returns integer register i.
+func (h *Hart) X(i int) uint64 { return h.x[i&31] }
+
+// SetX sets integer register i (writes to x0 are ignored).
+func (h *Hart) SetX(i int, v uint64) {
+	if i&31 != 0 {
+		h.x[i&31] = v
+	}
+}
+
+// F returns the raw bits of floating-point register i.
+func (h *Hart) F(i int) uint64 { return h.f[i&31] }
+
+// Priv returns the current privilege level.
+func (h *Hart) Priv() uint8 { return h.priv }
+
+// Retired returns the number of instructions the hart has retired.
+func (h *Hart) Retired() uint64 { return h.retired }
+
+// Steps returns the number of instruction slots the hart has used: retired
+// instructions plus instructions that trapped.
+func (h *Hart) Steps() uint64 { return h.steps }
+
+// Halted reports whether the hart is stopped.
+func (h *Hart) Halted() bool { return h.halted }
+
+// Waiting reports whether the hart is stalled in WFI.
+func (h *Hart) Waiting() bool { return h.waiting }
+
+// flushTLB empties every TLB and the jump cache of the hart.
+func (h *Hart) flushTLB() {
+	for p := range h.tlbs {
+		s := &h.tlbs[p]
+		for i := range s.fetch {
+			s.fetch[i].tag = tlbNone
+			s.load[i].tag = tlbNone
+			s.store[i].tag = tlbNone
+		}
+	}
+	h.epoch++
+}
+
+// flushStoreTLBPage drops any store-TLB entry that maps physical page ppn.
+func (h *Hart) flushStoreTLBPage(ppn uint64) {
+	for p := range h.tlbs {
+		s := &h.tlbs[p].store
+		for i := range s {
+			if s[i].ppn == ppn {
+				s[i].tag = tlbNone
+			}
+		}
+	}
+}
+
+// flushLoadTLBPage drops any load-TLB entry that maps physical page ppn.
+func (h *Hart) flushLoadTLBPage(ppn uint64) {
+	for p := range h.tlbs {
+		s := &h.tlbs[p].load
+		for i := range s {
+			if s[i].ppn == ppn {
+				s[i].tag = tlbNone
+			}
+		}
+	}
+}
+
+// updateMode recomputes the TLB sets in use after a change of privilege
+// level or of mstatus.MPRV/MPP.
+func (h *Hart) updateMode() {
+	h.dataPriv = h.priv
+	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
+		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)
+	}
+	h.ftlb = &h.tlbs[h.priv].fetch
+	h.ltlb = &h.tlbs[h.dataPriv].load
+	h.stlb = &h.tlbs[h.dataPriv].store
+}
+
+// jcCtx is the jump-cache context: translations valid for this epoch and mode.
+func (h *Hart) jcCtx() uint64 { return h.epoch<<2 | uint64(h.priv) }
+
+// irqLine drives one mip bit of a hart from a device.
+type irqLine struct {
+	h   *Hart
+	bit uint64
+}
+
+func (l irqLine) SetLevel(high bool) {
+	h := l.h
+	if l.bit == MipSEIP {
+		h.seipLine = high
+		h.updateSEIP()
+		return
+	}
+	if high {
+		h.mip |= l.bit
+	} else {
+		h.mip &^= l.bit
+	}
+}
+
+// IRQ returns the interrupt line that drives mip bit irq (IntMSI, IntMTI,
+// IntMEI or IntSEI) of this hart.
+func (h *Hart) IRQ(irq int) hw.IRQLine { return irqLine{h: h, bit: 1 << irq} }
+
+func (h *Hart) updateSEIP() {
+	if h.seipSW || h.seipLine {
+		h.mip |= MipSEIP
+	} else {
+		h.mip &^= MipSEIP
+	}
+}

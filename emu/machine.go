@@ -1,0 +1,557 @@
+package emu
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"everett/hw"
+	"everett/isa"
+)
+
+// Config describes a machine.
+type Config struct {
+	RAMBase  uint64 // physical address of RAM (0x8000_0000 on virt)
+	RAMBytes uint64 // size of RAM, a multiple of 4 KiB
+	Harts    int    // number of harts, 1..MaxHarts
+	// Quantum is the number of instruction slots a hart runs before the
+	// scheduler switches to the next one.
+	Quantum uint64
+	// InsnsPerTick is the number of instruction slots per mtime tick. With
+	// the default 100 and a 10 MHz timebase, a hart runs 1e9 instructions
+	// per virtual second.
+	InsnsPerTick uint64
+}
+
+// Limits and defaults.
+const (
+	MaxHarts            = 64
+	DefaultQuantum      = 10000
+	DefaultInsnsPerTick = 100
+	DefaultRAMBase      = 0x8000_0000
+	// TimebaseHz is the frequency of mtime: the device tree's
+	// timebase-frequency.
+	TimebaseHz = 10_000_000
+)
+
+// StopReason says why Run returned.
+type StopReason int
+
+// Stop reasons.
+const (
+	StopNone     StopReason = iota
+	StopPowerOff            // the guest powered off (HTIF exit, syscon)
+	StopReset               // the guest asked for a reboot
+	StopLimit               // the instruction limit was reached
+	StopIdle                // every hart waits and nothing is scheduled: the guest hangs
+	StopHalted              // every hart is halted
+	StopRequest             // the host asked the machine to stop (Stop)
+)
+
+func (r StopReason) String() string {
+	switch r {
+	case StopPowerOff:
+		return "power-off"
+	case StopReset:
+		return "reset"
+	case StopLimit:
+		return "instruction limit"
+	case StopIdle:
+		return "idle forever (all harts wait for an interrupt that will never come)"
+	case StopHalted:
+		return "all harts halted"
+	case StopRequest:
+		return "stopped"
+	}
+	return "running"
+}
+
+// ErrConfig is returned for an invalid machine configuration.
+var ErrConfig = errors.New("invalid machine configuration")
+
+type mapping struct {
+	base, size uint64
+	name       string
+	dev        hw.Device
+}
+
+type watch struct {
+	pn uint64
+	w  hw.StoreWatcher
+}
+
+// Machine is harts, RAM, the bus with its devices, the virtual clock and the
+// event queue of one universe. All of it runs on the caller's goroutine.
+type Machine struct {
+	RAM   *RAM
+	harts []*Hart
+	devs  []mapping
+	cfg   Config
+
+	codePages []*codePage
+	watches   []watch
+
+	// Hypercall handles the guest-SDK instruction (nil: illegal
+	// instruction). h.pc already points past the instruction.
+	Hypercall func(h *Hart)
+	// Tracer, when set, is called after every instruction slot with the
+	// instruction's pc, raw bits and whether it trapped. Tracing runs the
+	// harts one instruction at a time; results are identical, only slower.
+	Tracer func(h *Hart, pc uint64, raw uint32, trapped bool)
+
+	now      uint64 // virtual time at the start of the current slice
+	sliceEnd uint64
+	cur      *Hart
+	events   eventQueue
+	eventSeq uint64
+	icount   uint64 // instruction slots used by all harts
+
+	stopped  bool
+	reason   StopReason
+	exitCode int
+
+	scratch block // for instructions that straddle a page
+}
+
+// New builds a machine. Devices are added with Map before Run.
+func New(cfg Config) (*Machine, error) {
+	if cfg.RAMBase == 0 {
+		cfg.RAMBase = DefaultRAMBase
+	}
+	if cfg.RAMBytes == 0 || cfg.RAMBytes%pageSize != 0 || cfg.RAMBytes > 1<<40 {
+		return nil, fmt.Errorf("%w: RAM size %d is not a positive multiple of 4 KiB up to 1 TiB", ErrConfig, cfg.RAMBytes)
+	}
+	if cfg.Harts < 1 || cfg.Harts > MaxHarts {
+		return nil, fmt.Errorf("%w: %d harts (want 1..%d)", ErrConfig, cfg.Harts, MaxHarts)
+	}
+	if cfg.Quantum == 0 {
+		cfg.Quantum = DefaultQuantum
+	}
+	if cfg.InsnsPerTick == 0 {
+		cfg.InsnsPerTick = DefaultInsnsPerTick
+	}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes)}
+	m.codePages = make([]*codePage, m.RAM.Pages())
+	for i := 0; i < cfg.Harts; i++ {
+		m.harts = append(m.harts, newHart(m, i))
+	}
+	m.scratch.ops = make([]op, 1)
+	return m, nil
+}
+
+// Config returns the machine's configuration.
+func (m *Machine) Config() Config { return m.cfg }
+
+// Harts returns the harts, in hart-id order.
+func (m *Machine) Harts() []*Hart { return m.harts }
+
+// Hart returns hart i.
+func (m *Machine) Hart(i int) *Hart { return m.harts[i] }
+
+// ICount returns the number of instruction slots used by all harts.
+func (m *Machine) ICount() uint64 { return m.icount }
+
+// ExitCode returns the code given to PowerOff.
+func (m *Machine) ExitCode() int { return m.exitCode }
+
+// Map attaches a device at [base, base+size).
+func (m *Machine) Map(base, size uint64, name string, d hw.Device) error {
+	if size == 0 || base+size < base {
+		return fmt.Errorf("%w: device %s: bad range %#x+%#x", ErrConfig, name, base, size)
+	}
+	ram := m.RAM
+	if base < ram.Base+ram.Size && ram.Base < base+size {
+		return fmt.Errorf("%w: device %s at %#x overlaps RAM", ErrConfig, name, base)
+	}
+	for _, d := range m.devs {
+		if base < d.base+d.size && d.base < base+size {
+			return fmt.Errorf("%w: device %s at %#x overlaps %s", ErrConfig, name, base, d.name)
+		}
+	}
+	m.devs = append(m.devs, mapping{base: base, size: size, name: name, dev: d})
+	return nil
+}
+
+// WatchStores asks for w.Stored after any hart stores to the RAM page holding
+// physical address pa.
+func (m *Machine) WatchStores(pa uint64, w hw.StoreWatcher) error {
+	if !m.RAM.Contains(pa, 1) {
+		return fmt.Errorf("%w: watched address %#x is not in RAM", ErrConfig, pa)
+	}
+	pn := (pa - m.RAM.Base) >> pageShift
+	m.watches = append(m.watches, watch{pn: pn, w: w})
+	m.RAM.flags[pn] |= pfWatch
+	for _, h := range m.harts {
+		h.flushStoreTLBPage(pa >> pageShift)
+	}
+	return nil
+}
+
+func (m *Machine) storeWatched(pa uint64, size int) {
+	pn := (pa - m.RAM.Base) >> pageShift
+	for _, w := range m.watches {
+		if w.pn == pn {
+			w.w.Stored(pa, size)
+		}
+	}
+}
+
+func (m *Machine) findDev(pa uint64) *mapping {
+	for i := range m.devs {
+		d := &m.devs[i]
+		if pa-d.base < d.size {
+			return d
+		}
+	}
+	return nil
+}
+
+func (m *Machine) mmioRead(pa uint64, size int) (uint64, bool) {
+	d := m.findDev(pa)
+	if d == nil || pa-d.base+uint64(size) > d.size {
+		return 0, false
+	}
+	return d.dev.Read(pa-d.base, size)
+}
+
+func (m *Machine) mmioWrite(pa uint64, size int, v uint64) bool {
+	d := m.findDev(pa)
+	if d == nil || pa-d.base+uint64(size) > d.size {
+		return false
+	}
+	return d.dev.Write(pa-d.base, size, v)
+}
+
+// ReadPhys reads guest physical memory (RAM only).
+func (m *Machine) ReadPhys(pa uint64, b []byte) error {
+	if !m.RAM.Contains(pa, uint64(len(b))) {
+		return fmt.Errorf("read of %d bytes at %#x: outside RAM", len(b), pa)
+	}
+	m.RAM.Read(pa, b)
+	return nil
+}
+
+// WritePhys writes guest physical memory (RAM only), invalidating decoded
+// code and stale TLB entries, as a device's DMA would.
+func (m *Machine) WritePhys(pa uint64, b []byte) error {
+	if !m.RAM.Contains(pa, uint64(len(b))) {
+		return fmt.Errorf("write of %d bytes at %#x: outside RAM", len(b), pa)
+	}
+	for off := uint64(0); off < uint64(len(b)); {
+		a := pa + off
+		pn := (a - m.RAM.Base) >> pageShift
+		n := min(uint64(len(b))-off, pageSize-a&pageMask)
+		fl := m.RAM.flags[pn]
+		if fl&pfCode != 0 {
+			m.invalidateCode(pn)
+		}
+		p, copied := m.RAM.writePage(pn)
+		if copied && fl&pfLoaded != 0 {
+			m.flushLoadTLBPage(a >> pageShift)
+			m.RAM.flags[pn] &^= pfLoaded
+		}
+		copy(p[a&pageMask:], b[off:off+n])
+		off += n
+	}
+	return nil
+}
+
+func (m *Machine) readPhys64(pa uint64) uint64 {
+	p := m.RAM.readPage((pa - m.RAM.Base) >> pageShift)
+	return binary.LittleEndian.Uint64(p[pa&pageMask:])
+}
+
+func (m *Machine) writePhys64(pa uint64, v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	_ = m.WritePhys(pa, b[:])
+}
+
+func (m *Machine) flushLoadTLBPage(ppn uint64) {
+	for _, h := range m.harts {
+		h.flushLoadTLBPage(ppn)
+	}
+}
+
+// PowerOff implements hw.Power.
+func (m *Machine) PowerOff(code int) {
+	m.stop(StopPowerOff)
+	m.exitCode = code
+}
+
+// Reset implements hw.Power.
+func (m *Machine) Reset() { m.stop(StopReset) }
+
+// Stop asks Run to return at the next instruction boundary.
+func (m *Machine) Stop() { m.stop(StopRequest) }
+
+func (m *Machine) stop(r StopReason) {
+	if !m.stopped {
+		m.stopped = true
+		m.reason = r
+	}
+}
+
+// Now implements hw.Clock: the local virtual time of the running hart, or the
+// slice boundary between slices.
+func (m *Machine) Now() uint64 {
+	if h := m.cur; h != nil {
+		return h.local + uint64(h.pos)
+	}
+	return m.now
+}
+
+// mtime is the CLINT's time counter: virtual time in timebase ticks.
+func (m *Machine) mtime() uint64 { return m.Now() / m.cfg.InsnsPerTick }
+
+// MTime returns the current mtime.
+func (m *Machine) MTime() uint64 { return m.mtime() }
+
+// TicksToTime converts an mtime value to virtual time (instruction slots).
+func (m *Machine) TicksToTime(ticks uint64) uint64 {
+	if ticks > ^uint64(0)/m.cfg.InsnsPerTick {
+		return ^uint64(0)
+	}
+	return ticks * m.cfg.InsnsPerTick
+}
+
+// Schedule implements hw.Clock.
+func (m *Machine) Schedule(at uint64, t hw.EventTarget, tag uint64) uint64 {
+	if m.cur != nil && at < m.sliceEnd {
+		at = m.sliceEnd
+	}
+	if at < m.now {
+		at = m.now
+	}
+	m.eventSeq++
+	heap.Push(&m.events, event{at: at, seq: m.eventSeq, target: t, tag: tag})
+	return m.eventSeq
+}
+
+// Cancel implements hw.Clock.
+func (m *Machine) Cancel(id uint64) {
+	for i := range m.events {
+		if m.events[i].seq == id {
+			heap.Remove(&m.events, i)
+			return
+		}
+	}
+}
+
+// Run runs the machine until it stops or until the instruction slots used by
+// all harts reach limit (0: no limit). It returns why it stopped.
+func (m *Machine) Run(limit uint64) StopReason {
+	m.stopped = false
+	m.reason = StopNone
+	for !m.stopped {
+		m.fireDue()
+		if m.stopped {
+			break
+		}
+		if limit != 0 && m.icount >= limit {
+			m.stop(StopLimit)
+			break
+		}
+		end := m.now + m.cfg.Quantum
+		if len(m.events) > 0 && m.events[0].at < end {
+			end = m.events[0].at
+		}
+		m.sliceEnd = end
+		ran, alive := false, false
+		for _, h := range m.harts {
+			if h.halted {
+				continue
+			}
+			alive = true
+			if h.waiting {
+				if !h.wakeable() {
+					continue
+				}
+				h.waiting = false
+			}
+			ran = true
+			m.runSlice(h, end, limit)
+			if m.stopped {
+				break
+			}
+		}
+		m.cur = nil
+		switch {
+		case m.stopped:
+		case !alive:
+			m.stop(StopHalted)
+		case ran:
+			m.now = end
+		case len(m.events) > 0:
+			// Every hart waits: skip to the next event.
+			m.now = max(m.events[0].at, m.now)
+		default:
+			m.stop(StopIdle)
+		}
+	}
+	m.cur = nil
+	return m.reason
+}
+
+func (m *Machine) fireDue() {
+	for len(m.events) > 0 && m.events[0].at <= m.now && !m.stopped {
+		e := heap.Pop(&m.events).(event)
+		e.target.Fire(m.now, e.tag)
+	}
+}
+
+// runSlice runs hart h until its local time reaches end, it waits, or the
+// machine stops.
+func (m *Machine) runSlice(h *Hart, end, limit uint64) {
+	m.cur = h
+	h.local = m.now
+	h.pos = 0
+	if len(m.harts) > 1 {
+		// Another hart ran since this one's last LR: its reservation may
+		// have been broken by a store we did not watch. Failing the SC is
+		// always allowed (Unprivileged §8.3).
+		h.resValid = false
+	}
+	h.checkInterrupts()
+	for h.local < end && !h.waiting && !m.stopped && !h.halted {
+		budget := end - h.local
+		if limit != 0 {
+			budget = min(budget, limit-m.icount)
+			if budget == 0 {
+				return
+			}
+		}
+		if m.Tracer != nil {
+			budget = 1
+		}
+		pc := h.pc
+		b := h.lookup()
+		var used int
+		var raw uint32
+		if b == nil {
+			// The fetch trapped: the slot is used.
+			used = 1
+		} else {
+			n := len(b.ops)
+			if uint64(n) > budget {
+				n = int(budget)
+			}
+			raw = b.ops[0].raw
+			used = h.exec(b, pc, n)
+		}
+		retired := used
+		if h.trapped {
+			retired--
+		}
+		h.steps += uint64(used)
+		h.retired += uint64(retired)
+		h.local += uint64(used)
+		h.pos = 0
+		m.icount += uint64(used)
+		if m.Tracer != nil {
+			m.Tracer(h, pc, raw, h.trapped)
+		}
+		h.trapped = false
+		if h.mip&h.mie != 0 {
+			h.checkInterrupts()
+		}
+	}
+}
+
+// lookup finds or builds the block at h.pc. It returns nil after raising a
+// fetch fault.
+func (h *Hart) lookup() *block {
+	pc := h.pc
+	ctx := h.jcCtx()
+	e := &h.jc[pc>>1&jcMask]
+	if e.pc == pc && e.ctx == ctx && e.b.valid {
+		return e.b
+	}
+	var pa uint64
+	if t := &h.ftlb[pc>>pageShift&tlbMask]; t.tag == pc>>pageShift {
+		pa = t.ppn<<pageShift | pc&pageMask
+	} else {
+		p, cause, ok := h.translate(pc, accFetch, h.priv)
+		if !ok {
+			h.raise(cause, pc)
+			return nil
+		}
+		if !h.ram.Contains(p, 2) {
+			h.raise(CauseFetchAccess, pc)
+			return nil
+		}
+		t.tag = pc >> pageShift
+		t.ppn = p >> pageShift
+		pa = p
+	}
+	m := h.m
+	pn := (pa - m.RAM.Base) >> pageShift
+	var b *block
+	if cp := m.codePages[pn]; cp != nil {
+		b = cp.blocks[pa&pageMask>>1]
+	}
+	if b == nil {
+		b = m.buildBlock(pa)
+		if b == nil {
+			return h.crossPage(pa)
+		}
+	}
+	e.pc, e.ctx, e.b = pc, ctx, b
+	return b
+}
+
+// crossPage builds a one-instruction block for a 32-bit instruction whose
+// second half is on the next page. It is not cached: the next page's
+// mapping may change independently.
+func (h *Hart) crossPage(pa uint64) *block {
+	m := h.m
+	pc := h.pc
+	var lo [2]byte
+	m.RAM.Read(pa, lo[:])
+	hiVA := pc + 2
+	hiPA, cause, ok := h.translate(hiVA, accFetch, h.priv)
+	if !ok {
+		h.raise(cause, hiVA)
+		return nil
+	}
+	if !m.RAM.Contains(hiPA, 2) {
+		h.raise(CauseFetchAccess, hiVA)
+		return nil
+	}
+	var hi [2]byte
+	m.RAM.Read(hiPA, hi[:])
+	raw := uint32(binary.LittleEndian.Uint16(lo[:])) | uint32(binary.LittleEndian.Uint16(hi[:]))<<16
+	b := &m.scratch
+	b.ops[0] = lower(isa.Decode(raw), 0)
+	b.pa = pa
+	b.size = 4
+	b.valid = true
+	return b
+}
+
+// event is a scheduled device callback.
+type event struct {
+	at, seq uint64
+	target  hw.EventTarget
+	tag     uint64
+}
+
+// eventQueue is a min-heap ordered by (at, seq): a total order.
+type eventQueue []event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}

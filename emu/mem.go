@@ -1,0 +1,170 @@
+package emu
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Physical RAM is an array of 4 KiB pages reached through a two-level radix:
+// a top array of leaves, each leaf holding 512 page pointers (2 MiB of guest
+// memory). Pages and leaves carry an owner id. A RAM may write a page or leaf
+// in place only when it owns it; otherwise the first write copies it. Taking a
+// snapshot therefore costs one copy of the top array plus a new owner id, and
+// a fork shares every page with its parent until it writes it
+// (RATIONALE.md, "Why copy-on-write pages and not fork(2)?").
+
+const (
+	pageShift = 12
+	pageSize  = 1 << pageShift
+	pageMask  = pageSize - 1
+	leafShift = 9
+	leafPages = 1 << leafShift
+)
+
+// page is one 4 KiB page of guest physical memory.
+type page [pageSize]byte
+
+// zeroPage backs every page that has never been written. It is never written.
+var zeroPage page
+
+type leaf struct {
+	owner  uint64
+	pages  [leafPages]*page
+	owners [leafPages]uint64
+}
+
+// ownerIDs hands out owner ids. Ids only decide who may write a page in
+// place; they never reach guest-visible state or a state hash.
+var ownerIDs atomic.Uint64
+
+func newOwnerID() uint64 { return ownerIDs.Add(1) }
+
+// Page flags: per machine, derived state (never saved).
+const (
+	pfCode   uint8 = 1 << iota // decoded blocks exist for this page
+	pfWatch                    // a device watches stores to this page (HTIF)
+	pfLoaded                   // some hart's load TLB may point at this page
+)
+
+// RAM is guest physical memory at [Base, Base+Size).
+type RAM struct {
+	Base   uint64
+	Size   uint64
+	id     uint64
+	leaves []*leaf
+	flags  []uint8
+}
+
+// NewRAM returns zeroed RAM of sizeBytes (a multiple of 4 KiB) at base.
+func NewRAM(base, sizeBytes uint64) *RAM {
+	pages := sizeBytes >> pageShift
+	return &RAM{
+		Base:   base,
+		Size:   pages << pageShift,
+		id:     newOwnerID(),
+		leaves: make([]*leaf, (pages+leafPages-1)>>leafShift),
+		flags:  make([]uint8, pages),
+	}
+}
+
+// Pages returns the number of 4 KiB pages.
+func (r *RAM) Pages() uint64 { return r.Size >> pageShift }
+
+// Contains reports whether the physical range [pa, pa+n) lies in RAM.
+func (r *RAM) Contains(pa, n uint64) bool {
+	off := pa - r.Base
+	return off < r.Size && n <= r.Size-off
+}
+
+// readPage returns page pn for reading; it may be the shared zero page.
+func (r *RAM) readPage(pn uint64) *page {
+	l := r.leaves[pn>>leafShift]
+	if l == nil {
+		return &zeroPage
+	}
+	p := l.pages[pn&(leafPages-1)]
+	if p == nil {
+		return &zeroPage
+	}
+	return p
+}
+
+// writePage returns page pn for writing, copying the leaf and the page first
+// if another RAM (a snapshot or a fork) shares them. copied reports whether
+// the page's host address changed, so callers can drop stale TLB entries.
+func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
+	li := pn >> leafShift
+	l := r.leaves[li]
+	if l == nil {
+		l = &leaf{owner: r.id}
+		r.leaves[li] = l
+	} else if l.owner != r.id {
+		nl := &leaf{owner: r.id, pages: l.pages, owners: l.owners}
+		r.leaves[li] = nl
+		l = nl
+	}
+	i := pn & (leafPages - 1)
+	p = l.pages[i]
+	switch {
+	case p == nil:
+		p = new(page)
+		l.pages[i] = p
+		l.owners[i] = r.id
+		copied = true
+	case l.owners[i] != r.id:
+		np := new(page)
+		*np = *p
+		l.pages[i] = np
+		l.owners[i] = r.id
+		p = np
+		copied = true
+	}
+	return p, copied
+}
+
+// owned reports whether page pn may be written in place.
+func (r *RAM) owned(pn uint64) bool {
+	l := r.leaves[pn>>leafShift]
+	if l == nil || l.owner != r.id {
+		return false
+	}
+	i := pn & (leafPages - 1)
+	return l.pages[i] != nil && l.owners[i] == r.id
+}
+
+// Read copies RAM at physical address pa into b. The range must be inside RAM.
+func (r *RAM) Read(pa uint64, b []byte) {
+	off := pa - r.Base
+	for len(b) > 0 {
+		p := r.readPage(off >> pageShift)
+		n := copy(b, p[off&pageMask:])
+		b = b[n:]
+		off += uint64(n)
+	}
+}
+
+// Write copies b into RAM at physical address pa. The range must be inside
+// RAM. It does not invalidate decoded blocks; Machine.WritePhys does.
+func (r *RAM) Write(pa uint64, b []byte) {
+	off := pa - r.Base
+	for len(b) > 0 {
+		p, _ := r.writePage(off >> pageShift)
+		n := copy(p[off&pageMask:], b)
+		b = b[n:]
+		off += uint64(n)
+	}
+}
+
+// freeze makes every page and leaf shared: after it, the first write to any
+// page copies it. It returns the frozen top array, which no one will write.
+func (r *RAM) freeze() []*leaf {
+	top := make([]*leaf, len(r.leaves))
+	copy(top, r.leaves)
+	r.id = newOwnerID()
+	return top
+}
+
+// hostPtr returns a pointer to the byte at page offset off of p.
+func hostPtr(p *page, off uint64) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(p), off)
+}

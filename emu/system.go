@@ -1,0 +1,156 @@
+package emu
+
+import "everett/isa"
+
+// system executes ecall, ebreak, xRET, wfi, sfence.vma, the hypercall and
+// illegal instructions. h.pc is the instruction's address on entry.
+func (h *Hart) system(o *op) {
+	next := h.pc + uint64(o.len)
+	switch o.kind {
+	case isa.ECALL:
+		// Privileged §3.3.1: the cause encodes the privilege level.
+		h.raise(CauseEcallU+uint64(h.priv), 0)
+	case isa.EBREAK:
+		h.raise(CauseBreakpoint, h.pc)
+	case isa.MRET:
+		if h.priv < PrivM {
+			h.raise(CauseIllegalInst, uint64(o.raw))
+			return
+		}
+		h.mret()
+	case isa.SRET:
+		if h.priv < PrivS || (h.priv == PrivS && h.mstatus&mstatusTSR != 0) {
+			h.raise(CauseIllegalInst, uint64(o.raw))
+			return
+		}
+		h.sret()
+	case isa.WFI:
+		// §3.1.6.5: in U-mode, or in S-mode with TW=1, wfi is illegal (we
+		// choose a time limit of zero).
+		if h.priv == PrivU || (h.priv < PrivM && h.mstatus&mstatusTW != 0) {
+			h.raise(CauseIllegalInst, uint64(o.raw))
+			return
+		}
+		h.pc = next
+		if !h.wakeable() {
+			h.waiting = true
+		}
+	case isa.SFENCE_VMA:
+		if h.priv == PrivU || (h.priv == PrivS && h.mstatus&mstatusTVM != 0) {
+			h.raise(CauseIllegalInst, uint64(o.raw))
+			return
+		}
+		h.flushTLB()
+		h.pc = next
+	case isa.HYPERCALL:
+		if h.m.Hypercall == nil {
+			h.raise(CauseIllegalInst, uint64(o.raw))
+			return
+		}
+		h.pc = next
+		h.m.Hypercall(h)
+	default:
+		h.raise(CauseIllegalInst, uint64(o.raw))
+	}
+}
+
+// amo executes LR, SC and the AMOs (Unprivileged §8). It returns stOK, stTrap
+// or stExit like a store.
+func (h *Hart) amo(o *op) int {
+	x := &h.x
+	size := 8
+	switch o.kind {
+	case isa.LR_W, isa.SC_W, isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W,
+		isa.AMOOR_W, isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W:
+		size = 4
+	}
+	va := x[o.rs1]
+	if o.kind == isa.LR_W || o.kind == isa.LR_D {
+		pa, ok := h.translateAMO(va, size, accLoad)
+		if !ok {
+			return stTrap
+		}
+		p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
+		v := readLE(p[pa&pageMask:], size)
+		if size == 4 {
+			v = sext32(uint32(v))
+		}
+		x[o.rd] = v
+		h.resValid = true
+		h.resAddr = pa
+		h.pc += uint64(o.len)
+		return stOK
+	}
+	pa, ok := h.translateAMO(va, size, accStore)
+	if !ok {
+		return stTrap
+	}
+	if o.kind == isa.SC_W || o.kind == isa.SC_D {
+		if !h.resValid || h.resAddr != pa {
+			h.resValid = false
+			x[o.rd] = 1
+			h.pc += uint64(o.len)
+			return stOK
+		}
+		h.resValid = false
+		r := h.storeRAM(va, pa, size, x[o.rs2], true)
+		x[o.rd] = 0
+		h.pc += uint64(o.len)
+		return r
+	}
+	p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
+	old := readLE(p[pa&pageMask:], size)
+	src := x[o.rs2]
+	var nv uint64
+	if size == 4 {
+		a, b := int32(old), int32(src)
+		var r int32
+		switch o.kind {
+		case isa.AMOSWAP_W:
+			r = b
+		case isa.AMOADD_W:
+			r = a + b
+		case isa.AMOXOR_W:
+			r = a ^ b
+		case isa.AMOAND_W:
+			r = a & b
+		case isa.AMOOR_W:
+			r = a | b
+		case isa.AMOMIN_W:
+			r = min(a, b)
+		case isa.AMOMAX_W:
+			r = max(a, b)
+		case isa.AMOMINU_W:
+			r = int32(min(uint32(a), uint32(b)))
+		case isa.AMOMAXU_W:
+			r = int32(max(uint32(a), uint32(b)))
+		}
+		nv = uint64(uint32(r))
+		old = sext32(uint32(old))
+	} else {
+		switch o.kind {
+		case isa.AMOSWAP_D:
+			nv = src
+		case isa.AMOADD_D:
+			nv = old + src
+		case isa.AMOXOR_D:
+			nv = old ^ src
+		case isa.AMOAND_D:
+			nv = old & src
+		case isa.AMOOR_D:
+			nv = old | src
+		case isa.AMOMIN_D:
+			nv = uint64(min(int64(old), int64(src)))
+		case isa.AMOMAX_D:
+			nv = uint64(max(int64(old), int64(src)))
+		case isa.AMOMINU_D:
+			nv = min(old, src)
+		case isa.AMOMAXU_D:
+			nv = max(old, src)
+		}
+	}
+	r := h.storeRAM(va, pa, size, nv, true)
+	x[o.rd] = old
+	h.pc += uint64(o.len)
+	return r
+}

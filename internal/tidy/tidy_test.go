@@ -1,0 +1,157 @@
+// Package tidy holds a test that fails the build on constructs that would
+// leak host nondeterminism into a universe (design §1, "the determinism
+// contract"): the host clock, the global math/rand, goroutines, host I/O,
+// and map iteration, inside the packages a universe is made of.
+package tidy
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// universeDirs are the folders whose code runs inside a universe.
+var universeDirs = []string{"isa", "emu", "devices", "hw"}
+
+// bannedImports may not be imported inside a universe, with the reason.
+var bannedImports = map[string]string{
+	"time":        "time comes from retired instructions, never the host clock",
+	"math/rand":   "randomness comes from the universe's seeded PRNG",
+	"crypto/rand": "randomness comes from the universe's seeded PRNG",
+	"os":          "no host I/O inside a universe (load inputs before it starts)",
+	"io/ioutil":   "no host I/O inside a universe",
+	"net":         "no host network inside a universe",
+	"os/exec":     "no host processes inside a universe",
+	"sync":        "a universe runs on one goroutine and needs no locks",
+}
+
+// allowed lists exceptions: a file (relative to the repo root) and the import
+// it may use, with the reason.
+var allowed = map[string]string{
+	"emu/mem.go sync/atomic": "owner ids for copy-on-write; never reach guest state",
+}
+
+func repoRoot(t *testing.T) string {
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func packageDirs(t *testing.T, root string) []string {
+	var dirs []string
+	for _, top := range universeDirs {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func TestUniversePackagesHaveNoDeterminismLeaks(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
+		if err != nil {
+			t.Fatalf("parse %s: %v", dir, err)
+		}
+		for _, pkg := range pkgs {
+			var files []*ast.File
+			for _, f := range pkg.Files {
+				files = append(files, f)
+			}
+			sort.Slice(files, func(i, j int) bool {
+				return fset.Position(files[i].Pos()).Filename < fset.Position(files[j].Pos()).Filename
+			})
+			checkFiles(t, root, fset, files)
+			checkMapRanges(t, root, fset, dir, files)
+		}
+	}
+}
+
+func rel(root string, fset *token.FileSet, p token.Pos) string {
+	pos := fset.Position(p)
+	r, _ := filepath.Rel(root, pos.Filename)
+	return r
+}
+
+func checkFiles(t *testing.T, root string, fset *token.FileSet, files []*ast.File) {
+	for _, f := range files {
+		file := rel(root, fset, f.Pos())
+		for _, im := range f.Imports {
+			path := strings.Trim(im.Path.Value, `"`)
+			if why, bad := bannedImports[path]; bad {
+				if _, ok := allowed[file+" "+path]; !ok {
+					t.Errorf("%s: imports %q: %s", fset.Position(im.Pos()), path, why)
+				}
+			}
+			if path == "sync/atomic" {
+				if _, ok := allowed[file+" "+path]; !ok {
+					t.Errorf("%s: imports sync/atomic: a universe runs on one goroutine", fset.Position(im.Pos()))
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt:
+				t.Errorf("%s: go statement: all of a universe runs on one goroutine", fset.Position(n.Pos()))
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok && id.Name == "time" && n.Sel.Name == "Now" {
+					t.Errorf("%s: time.Now: virtual time comes from retired instructions", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
+
+// checkMapRanges type-checks the package and reports every range over a map:
+// Go randomizes map iteration order, so it must never reach state or output.
+func checkMapRanges(t *testing.T, root string, fset *token.FileSet, dir string, files []*ast.File) {
+	conf := types.Config{
+		Importer: importer.ForCompiler(fset, "source", nil),
+		Error:    func(error) {},
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	_, _ = conf.Check(dir, fset, files, info)
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			rs, ok := n.(*ast.RangeStmt)
+			if !ok {
+				return true
+			}
+			tv, ok := info.Types[rs.X]
+			if !ok {
+				return true
+			}
+			if _, isMap := tv.Type.Underlying().(*types.Map); isMap {
+				t.Errorf("%s: range over a map: iteration order is random; iterate over sorted keys", fset.Position(rs.Pos()))
+			}
+			return true
+		})
+	}
+}
