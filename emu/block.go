@@ -26,7 +26,6 @@ type op struct {
 	rs3  uint8
 	rm   uint8 // FP rounding mode; CSR ops: 1 if the CSR is written
 	len  uint8 // 2 or 4
-	aux  uint8 // spare
 	off  uint16
 	csr  uint16
 	raw  uint32
@@ -194,13 +193,4 @@ func (m *Machine) invalidateCode(pn uint64) {
 	}
 	m.codePages[pn] = nil
 	m.RAM.flags[pn] &^= pfCode
-}
-
-// invalidateAllCode drops every decoded block (fence.i, restore).
-func (m *Machine) invalidateAllCode() {
-	for pn, cp := range m.codePages {
-		if cp != nil {
-			m.invalidateCode(uint64(pn))
-		}
-	}
 }

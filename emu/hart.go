@@ -90,8 +90,16 @@ const (
 )
 
 // MISA for RV64IMAFDC with S and U modes (Privileged ISA §3.1.1).
-const misaValue = 2<<62 | 1<<('A'-'A') | 1<<('C'-'A') | 1<<('D'-'A') |
-	1<<('F'-'A') | 1<<('I'-'A') | 1<<('M'-'A') | 1<<('S'-'A') | 1<<('U'-'A')
+var misaValue = uint64(2)<<62 | misaExtBits("ACDFIMSU")
+
+// misaExtBits returns the misa extension bits of the letters in s.
+func misaExtBits(s string) uint64 {
+	var v uint64
+	for _, c := range s {
+		v |= 1 << (c - 'A')
+	}
+	return v
+}
 
 // Software TLB geometry: direct-mapped, one per privilege level and access kind.
 const (
@@ -186,8 +194,8 @@ type Hart struct {
 
 	local   uint64 // virtual time at the start of the current block
 	waiting bool   // in WFI
-	halted  bool // stopped by the machine (never started, or powered off)
-	trapped bool // the op that ended the last block raised a trap
+	halted  bool   // stopped by the machine (never started, or powered off)
+	trapped bool   // the op that ended the last block raised a trap
 
 	// Engine caches: never saved, rebuilt on demand.
 	tlbs  [4]tlbSet // indexed by privilege level (2 unused)

@@ -1,9 +1,6 @@
 package emu
 
-import (
-	"sync/atomic"
-	"unsafe"
-)
+import "sync/atomic"
 
 // Physical RAM is an array of 4 KiB pages reached through a two-level radix:
 // a top array of leaves, each leaf holding 512 page pointers (2 MiB of guest
@@ -122,16 +119,6 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 	return p, copied
 }
 
-// owned reports whether page pn may be written in place.
-func (r *RAM) owned(pn uint64) bool {
-	l := r.leaves[pn>>leafShift]
-	if l == nil || l.owner != r.id {
-		return false
-	}
-	i := pn & (leafPages - 1)
-	return l.pages[i] != nil && l.owners[i] == r.id
-}
-
 // Read copies RAM at physical address pa into b. The range must be inside RAM.
 func (r *RAM) Read(pa uint64, b []byte) {
 	off := pa - r.Base
@@ -153,18 +140,4 @@ func (r *RAM) Write(pa uint64, b []byte) {
 		b = b[n:]
 		off += uint64(n)
 	}
-}
-
-// freeze makes every page and leaf shared: after it, the first write to any
-// page copies it. It returns the frozen top array, which no one will write.
-func (r *RAM) freeze() []*leaf {
-	top := make([]*leaf, len(r.leaves))
-	copy(top, r.leaves)
-	r.id = newOwnerID()
-	return top
-}
-
-// hostPtr returns a pointer to the byte at page offset off of p.
-func hostPtr(p *page, off uint64) unsafe.Pointer {
-	return unsafe.Add(unsafe.Pointer(p), off)
 }

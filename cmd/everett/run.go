@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ type runFlags struct {
 	stats    bool
 	mem      string
 	quantum  uint64
+	cpuProf  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -46,6 +48,8 @@ exit code is the guest's (0 = pass). Exit code 124: --max-insns reached;
 	cmd.Flags().BoolVar(&f.stats, "stats", false, "print retired instructions and guest MIPS to stderr at exit")
 	cmd.Flags().StringVar(&f.mem, "mem", "256MiB", "RAM size (e.g. 64MiB, 1GiB)")
 	cmd.Flags().Uint64Var(&f.quantum, "quantum", emu.DefaultQuantum, "instructions a hart runs before the next hart's turn")
+	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
+	_ = cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -84,6 +88,17 @@ func runProgram(path string, f runFlags, stdout, stderr io.Writer) error {
 		m.Tracer = func(h *emu.Hart, pc uint64, raw uint32, trapped bool) {
 			writeTrace(tw, m, h, pc, raw, trapped)
 		}
+	}
+	if f.cpuProf != "" {
+		pf, err := os.Create(f.cpuProf)
+		if err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	reason := m.Run(f.maxInsns)

@@ -5,6 +5,7 @@
 package tidy
 
 import (
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -71,7 +72,36 @@ func packageDirs(t *testing.T, root string) []string {
 
 func TestUniversePackagesHaveNoDeterminismLeaks(t *testing.T) {
 	root := repoRoot(t)
-	for _, dir := range packageDirs(t, root) {
+	for _, f := range lint(t, root, packageDirs(t, root)) {
+		t.Error(f)
+	}
+}
+
+// TestTidyCatchesEveryBannedConstruct runs the linter on a package written to
+// break every rule, so that a linter that silently stopped working fails.
+func TestTidyCatchesEveryBannedConstruct(t *testing.T) {
+	root, _ := filepath.Abs(".")
+	got := strings.Join(lint(t, root, []string{filepath.Join(root, "testdata", "bad")}), "\n")
+	for _, want := range []string{
+		`imports "time"`, `imports "math/rand"`, `imports "os"`, `imports "sync"`,
+		"go statement", "time.Now", "range over a map",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("linter did not report %q; it reported:\n%s", want, got)
+		}
+	}
+}
+
+type reporter struct{ findings []string }
+
+func (r *reporter) Errorf(format string, a ...any) {
+	r.findings = append(r.findings, fmt.Sprintf(format, a...))
+}
+
+// lint returns one finding per banned construct in the packages in dirs.
+func lint(t *testing.T, root string, dirs []string) []string {
+	r := &reporter{}
+	for _, dir := range dirs {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
 			return !strings.HasSuffix(fi.Name(), "_test.go")
@@ -87,10 +117,11 @@ func TestUniversePackagesHaveNoDeterminismLeaks(t *testing.T) {
 			sort.Slice(files, func(i, j int) bool {
 				return fset.Position(files[i].Pos()).Filename < fset.Position(files[j].Pos()).Filename
 			})
-			checkFiles(t, root, fset, files)
-			checkMapRanges(t, root, fset, dir, files)
+			checkFiles(r, root, fset, files)
+			checkMapRanges(r, fset, dir, files)
 		}
 	}
+	return r.findings
 }
 
 func rel(root string, fset *token.FileSet, p token.Pos) string {
@@ -99,7 +130,7 @@ func rel(root string, fset *token.FileSet, p token.Pos) string {
 	return r
 }
 
-func checkFiles(t *testing.T, root string, fset *token.FileSet, files []*ast.File) {
+func checkFiles(t *reporter, root string, fset *token.FileSet, files []*ast.File) {
 	for _, f := range files {
 		file := rel(root, fset, f.Pos())
 		for _, im := range f.Imports {
@@ -131,7 +162,7 @@ func checkFiles(t *testing.T, root string, fset *token.FileSet, files []*ast.Fil
 
 // checkMapRanges type-checks the package and reports every range over a map:
 // Go randomizes map iteration order, so it must never reach state or output.
-func checkMapRanges(t *testing.T, root string, fset *token.FileSet, dir string, files []*ast.File) {
+func checkMapRanges(t *reporter, fset *token.FileSet, dir string, files []*ast.File) {
 	conf := types.Config{
 		Importer: importer.ForCompiler(fset, "source", nil),
 		Error:    func(error) {},
