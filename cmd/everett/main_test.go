@@ -186,4 +186,3 @@ func TestParseSizeAcceptsUnits(t *testing.T) {
 		}
 	}
 }
-
