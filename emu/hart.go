@@ -193,6 +193,7 @@ type Hart struct {
 	resAddr  uint64
 
 	local   uint64 // virtual time at the start of the current block
+	inSlice bool   // the hart's turn in the current slice has begun
 	waiting bool   // in WFI
 	halted  bool   // stopped by the machine (never started, or powered off)
 	trapped bool   // the op that ended the last block raised a trap
@@ -204,6 +205,7 @@ type Hart struct {
 	stlb  *[tlbSize]tlbEntry
 	jc    [jcSize]jcEntry
 	epoch uint64 // bumped when translations change; part of jcEntry.ctx
+	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
 }
 
 func newHart(m *Machine, id int) *Hart {
@@ -281,6 +283,7 @@ func (h *Hart) flushTLB() {
 		}
 	}
 	h.epoch++
+	h.ctx = h.epoch<<2 | uint64(h.priv)
 }
 
 // flushStoreTLBPage drops any store-TLB entry that maps physical page ppn.
@@ -314,13 +317,12 @@ func (h *Hart) updateMode() {
 	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
 		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)
 	}
+	h.ctx = h.epoch<<2 | uint64(h.priv)
 	h.ftlb = &h.tlbs[h.priv].fetch
 	h.ltlb = &h.tlbs[h.dataPriv].load
 	h.stlb = &h.tlbs[h.dataPriv].store
 }
 
-// jcCtx is the jump-cache context: translations valid for this epoch and mode.
-func (h *Hart) jcCtx() uint64 { return h.epoch<<2 | uint64(h.priv) }
 
 // irqLine drives one mip bit of a hart from a device.
 type irqLine struct {

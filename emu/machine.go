@@ -18,6 +18,8 @@ type Config struct {
 	// Quantum is the number of instruction slots a hart runs before the
 	// scheduler switches to the next one.
 	Quantum uint64
+	// Seed seeds the universe's PRNG.
+	Seed uint64
 	// InsnsPerTick is the number of instruction slots per mtime tick. With
 	// the default 100 and a 10 MHz timebase, a hart runs 1e9 instructions
 	// per virtual second.
@@ -89,8 +91,12 @@ type Machine struct {
 	devs  []mapping
 	cfg   Config
 
-	codePages []*codePage
-	watches   []watch
+	codePages  []*codePage
+	watches    []watch
+	components []component
+
+	// PRNG is the universe's only source of entropy.
+	PRNG *PRNG
 
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
@@ -106,6 +112,13 @@ type Machine struct {
 	events   eventQueue
 	eventSeq uint64
 	icount   uint64 // instruction slots used by all harts
+
+	// Scheduler state of the current round (saved in snapshots, so that a
+	// run stopped mid-round continues exactly).
+	inRound bool
+	next    int  // index of the hart whose turn it is
+	ran     bool // some hart ran in this round
+	alive   bool // some hart is not halted
 
 	stopped  bool
 	reason   StopReason
@@ -131,7 +144,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes)}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed)}
 	m.codePages = make([]*codePage, m.RAM.Pages())
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))
@@ -340,49 +353,74 @@ func (m *Machine) Cancel(id uint64) {
 }
 
 // Run runs the machine until it stops or until the instruction slots used by
-// all harts reach limit (0: no limit). It returns why it stopped.
+// all harts reach limit (0: no limit). It returns why it stopped. Run can be
+// called again to continue: stopping at a limit in the middle of a
+// scheduling round and continuing gives exactly the run that did not stop.
+//
+// Scheduling: time advances in slices. A slice ends Quantum slots after it
+// starts or at the next scheduled event, whichever is first. In a slice each
+// hart, in hart-id order, runs until its local time reaches the slice end or
+// it waits in WFI. Then due events fire and the next slice begins. When every
+// hart waits, time skips to the next event.
 func (m *Machine) Run(limit uint64) StopReason {
 	m.stopped = false
 	m.reason = StopNone
 	for !m.stopped {
-		m.fireDue()
-		if m.stopped {
-			break
-		}
 		if limit != 0 && m.icount >= limit {
 			m.stop(StopLimit)
 			break
 		}
-		end := m.now + m.cfg.Quantum
-		if len(m.events) > 0 && m.events[0].at < end {
-			end = m.events[0].at
-		}
-		m.sliceEnd = end
-		ran, alive := false, false
-		for _, h := range m.harts {
-			if h.halted {
-				continue
-			}
-			alive = true
-			if h.waiting {
-				if !h.wakeable() {
-					continue
-				}
-				h.waiting = false
-			}
-			ran = true
-			m.runSlice(h, end, limit)
+		if !m.inRound {
+			m.fireDue()
 			if m.stopped {
 				break
 			}
+			end := m.now + m.cfg.Quantum
+			if len(m.events) > 0 && m.events[0].at < end {
+				end = m.events[0].at
+			}
+			m.sliceEnd = end
+			m.inRound = true
+			m.next, m.ran, m.alive = 0, false, false
+		}
+		for m.next < len(m.harts) && !m.stopped {
+			h := m.harts[m.next]
+			if h.halted {
+				m.next++
+				continue
+			}
+			m.alive = true
+			if !h.inSlice {
+				if h.waiting {
+					if !h.wakeable() {
+						m.next++
+						continue
+					}
+					h.waiting = false
+				}
+				m.startSlice(h)
+			}
+			m.ran = true
+			m.runSlice(h, m.sliceEnd, limit)
+			if limit != 0 && m.icount >= limit && h.inSlice && !m.stopped {
+				// Stopped inside this hart's slice; Run resumes here.
+				m.cur = nil
+				m.stop(StopLimit)
+				return m.reason
+			}
+			h.inSlice = false
+			m.next++
 		}
 		m.cur = nil
+		if m.stopped {
+			break
+		}
+		m.inRound = false
 		switch {
-		case m.stopped:
-		case !alive:
+		case !m.alive:
 			m.stop(StopHalted)
-		case ran:
-			m.now = end
+		case m.ran:
+			m.now = m.sliceEnd
 		case len(m.events) > 0:
 			// Every hart waits: skip to the next event.
 			m.now = max(m.events[0].at, m.now)
@@ -401,12 +439,10 @@ func (m *Machine) fireDue() {
 	}
 }
 
-// runSlice runs hart h until its local time reaches end, it waits, or the
-// machine stops.
-func (m *Machine) runSlice(h *Hart, end, limit uint64) {
-	m.cur = h
+// startSlice begins hart h's turn in the current slice.
+func (m *Machine) startSlice(h *Hart) {
+	h.inSlice = true
 	h.local = m.now
-	h.pos = 0
 	if len(m.harts) > 1 {
 		// Another hart ran since this one's last LR: its reservation may
 		// have been broken by a store we did not watch. Failing the SC is
@@ -414,6 +450,13 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		h.resValid = false
 	}
 	h.checkInterrupts()
+}
+
+// runSlice runs hart h until its local time reaches end, it waits, or the
+// machine stops.
+func (m *Machine) runSlice(h *Hart, end, limit uint64) {
+	m.cur = h
+	h.pos = 0
 	for h.local < end && !h.waiting && !m.stopped && !h.halted {
 		budget := end - h.local
 		if limit != 0 {
@@ -463,7 +506,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 // fetch fault.
 func (h *Hart) lookup() *block {
 	pc := h.pc
-	ctx := h.jcCtx()
+	ctx := h.ctx
 	e := &h.jc[pc>>1&jcMask]
 	if e.pc == pc && e.ctx == ctx && e.b.valid {
 		return e.b

@@ -84,7 +84,7 @@ func TestTidyCatchesEveryBannedConstruct(t *testing.T) {
 	got := strings.Join(lint(t, root, []string{filepath.Join(root, "testdata", "bad")}), "\n")
 	for _, want := range []string{
 		`imports "time"`, `imports "math/rand"`, `imports "os"`, `imports "sync"`,
-		"go statement", "time.Now", "range over a map",
+		"go statement", "time.Now", "range over a map", "randv2.IntN",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("linter did not report %q; it reported:\n%s", want, got)
@@ -146,6 +146,16 @@ func checkFiles(t *reporter, root string, fset *token.FileSet, files []*ast.File
 				}
 			}
 		}
+		// math/rand/v2 is allowed only for an explicitly seeded generator.
+		randName := ""
+		for _, im := range f.Imports {
+			if strings.Trim(im.Path.Value, `"`) == "math/rand/v2" {
+				randName = "rand"
+				if im.Name != nil {
+					randName = im.Name.Name
+				}
+			}
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.GoStmt:
@@ -153,6 +163,10 @@ func checkFiles(t *reporter, root string, fset *token.FileSet, files []*ast.File
 			case *ast.SelectorExpr:
 				if id, ok := n.X.(*ast.Ident); ok && id.Name == "time" && n.Sel.Name == "Now" {
 					t.Errorf("%s: time.Now: virtual time comes from retired instructions", fset.Position(n.Pos()))
+				}
+				if id, ok := n.X.(*ast.Ident); ok && randName != "" && id.Name == randName &&
+					n.Sel.Name != "ChaCha8" && n.Sel.Name != "NewChaCha8" {
+					t.Errorf("%s: %s.%s: only an explicitly seeded ChaCha8 may be used", fset.Position(n.Pos()), randName, n.Sel.Name)
 				}
 			}
 			return true

@@ -3,6 +3,7 @@ package bad
 
 import (
 	"math/rand"
+	randv2 "math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -18,5 +19,6 @@ func Leak(m map[string]int) int {
 		n += len(k)
 	}
 	_, _ = os.ReadFile("x")
+	n += randv2.IntN(3)
 	return n
 }

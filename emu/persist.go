@@ -1,0 +1,334 @@
+package emu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+
+	"everett/hw"
+)
+
+// The universe's state: every component saves itself through hw.Persist, and
+// the state hash is a hash of those bytes plus RAM. The engine's caches
+// (TLBs, the jump cache, decoded blocks) are never saved: a restore
+// invalidates them.
+
+// PRNG is the universe's one source of entropy: ChaCha8 seeded from the
+// run's seed. Every draw advances it, and its state is part of the state
+// hash and of snapshots.
+type PRNG struct {
+	c     *rand.ChaCha8
+	draws uint64
+}
+
+// NewPRNG returns a PRNG seeded with seed.
+func NewPRNG(seed uint64) *PRNG {
+	var s [32]byte
+	binary.LittleEndian.PutUint64(s[:], seed)
+	copy(s[8:], "everett universe PRNG")
+	return &PRNG{c: rand.NewChaCha8(s)}
+}
+
+// Uint64 implements hw.Rand.
+func (p *PRNG) Uint64() uint64 {
+	p.draws++
+	return p.c.Uint64()
+}
+
+// Draws returns how many values have been drawn.
+func (p *PRNG) Draws() uint64 { return p.draws }
+
+// Save implements hw.Persist.
+func (p *PRNG) Save(e *hw.Encoder) {
+	e.Tag("prng")
+	b, _ := p.c.MarshalBinary()
+	e.ByteSlice(b)
+	e.U64(p.draws)
+}
+
+// Restore implements hw.Persist.
+func (p *PRNG) Restore(d *hw.Decoder) error {
+	d.Tag("prng")
+	b := d.ByteSlice(256)
+	draws := d.U64()
+	if d.Err() != nil {
+		return d.Err()
+	}
+	c := new(rand.ChaCha8)
+	if err := c.UnmarshalBinary(b); err != nil {
+		return fmt.Errorf("%w: prng: %v", hw.ErrCorrupt, err)
+	}
+	p.c, p.draws = c, draws
+	return nil
+}
+
+// Save implements hw.Persist for a hart's architectural state.
+func (h *Hart) Save(e *hw.Encoder) {
+	e.Tag("hart")
+	for i := 0; i < 32; i++ {
+		e.U64(h.x[i])
+	}
+	for i := 0; i < 32; i++ {
+		e.U64(h.f[i])
+	}
+	for _, v := range []uint64{
+		h.pc, uint64(h.priv), h.mstatus, h.mie, h.mip, h.medeleg, h.mideleg,
+		h.mtvec, h.stvec, h.mepc, h.sepc, h.mcause, h.scause, h.mtval, h.stval,
+		h.mscratch, h.sscratch, h.satp, h.mcounteren, h.scounteren, h.fflags,
+		h.frm, h.pmpcfg[0], h.pmpcfg[1],
+	} {
+		e.U64(v)
+	}
+	for _, v := range h.pmpaddr {
+		e.U64(v)
+	}
+	e.Bool(h.seipSW)
+	e.Bool(h.seipLine)
+	e.U64(h.retired)
+	e.U64(h.steps)
+	e.U64(h.cycleOff)
+	e.U64(h.instretOff)
+	e.Bool(h.resValid)
+	e.U64(h.resAddr)
+	e.U64(h.local)
+	e.Bool(h.inSlice)
+	e.Bool(h.waiting)
+	e.Bool(h.halted)
+}
+
+// Restore implements hw.Persist. It drops the hart's TLBs and jump cache.
+func (h *Hart) Restore(d *hw.Decoder) error {
+	d.Tag("hart")
+	for i := 0; i < 32; i++ {
+		h.x[i] = d.U64()
+	}
+	h.x[0] = 0
+	for i := 0; i < 32; i++ {
+		h.f[i] = d.U64()
+	}
+	ptrs := []*uint64{
+		&h.pc, nil, &h.mstatus, &h.mie, &h.mip, &h.medeleg, &h.mideleg,
+		&h.mtvec, &h.stvec, &h.mepc, &h.sepc, &h.mcause, &h.scause, &h.mtval, &h.stval,
+		&h.mscratch, &h.sscratch, &h.satp, &h.mcounteren, &h.scounteren, &h.fflags,
+		&h.frm, &h.pmpcfg[0], &h.pmpcfg[1],
+	}
+	for i, p := range ptrs {
+		v := d.U64()
+		if p == nil {
+			if v != PrivU && v != PrivS && v != PrivM {
+				d.Fail("hart %d: privilege level %d", h.ID, v)
+			}
+			h.priv = uint8(v)
+			continue
+		}
+		_ = i
+		*p = v
+	}
+	for i := range h.pmpaddr {
+		h.pmpaddr[i] = d.U64()
+	}
+	h.seipSW = d.Bool()
+	h.seipLine = d.Bool()
+	h.retired = d.U64()
+	h.steps = d.U64()
+	h.cycleOff = d.U64()
+	h.instretOff = d.U64()
+	h.resValid = d.Bool()
+	h.resAddr = d.U64()
+	h.local = d.U64()
+	h.inSlice = d.Bool()
+	h.waiting = d.Bool()
+	h.halted = d.Bool()
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("hart %d: %w", h.ID, err)
+	}
+	if h.frm > 7 || h.fflags > 0x1f {
+		return fmt.Errorf("%w: hart %d: fcsr out of range", hw.ErrCorrupt, h.ID)
+	}
+	h.pos = 0
+	h.trapped = false
+	h.flushTLB()
+	h.updateMode()
+	return nil
+}
+
+// component is a named piece of machine state for the state hash.
+type component struct {
+	name string
+	p    hw.Persist
+}
+
+// Register adds a device (or any component) to the machine's state: it is
+// saved and restored, in registration order, and covered by the state hash.
+// Event targets must be registered so that scheduled events can be saved.
+func (m *Machine) Register(name string, p hw.Persist) {
+	m.components = append(m.components, component{name: name, p: p})
+}
+
+// targetIndex maps an event target to its registration index.
+func (m *Machine) targetIndex(t hw.EventTarget) int {
+	for i, c := range m.components {
+		if any(c.p) == any(t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// saveCore writes the machine's own state: clock, scheduler, event queue.
+func (m *Machine) saveCore(e *hw.Encoder) {
+	e.Tag("machine")
+	e.U64(m.now)
+	e.U64(m.sliceEnd)
+	e.U64(m.icount)
+	e.Bool(m.inRound)
+	e.Int(m.next)
+	e.Bool(m.ran)
+	e.Bool(m.alive)
+	e.U64(m.eventSeq)
+	// Events in (at, seq) order: the heap's layout depends on history, the
+	// sorted order does not.
+	evs := append([]event(nil), m.events...)
+	sortEvents(evs)
+	e.U64(uint64(len(evs)))
+	for _, ev := range evs {
+		e.U64(ev.at)
+		e.U64(ev.seq)
+		e.Int(m.targetIndex(ev.target))
+		e.U64(ev.tag)
+	}
+}
+
+func (m *Machine) restoreCore(d *hw.Decoder) error {
+	d.Tag("machine")
+	m.now = d.U64()
+	m.sliceEnd = d.U64()
+	m.icount = d.U64()
+	m.inRound = d.Bool()
+	m.next = d.Int()
+	m.ran = d.Bool()
+	m.alive = d.Bool()
+	m.eventSeq = d.U64()
+	n := d.Len(1 << 20)
+	evs := make(eventQueue, 0, n)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		ev := event{at: d.U64(), seq: d.U64()}
+		ti := d.Int()
+		ev.tag = d.U64()
+		if ti < 0 || ti >= len(m.components) {
+			d.Fail("event %d: target %d of %d components", i, ti, len(m.components))
+			break
+		}
+		t, ok := m.components[ti].p.(hw.EventTarget)
+		if !ok {
+			d.Fail("event %d: component %q takes no events", i, m.components[ti].name)
+			break
+		}
+		ev.target = t
+		evs = append(evs, ev)
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if m.next < 0 || m.next > len(m.harts) {
+		return fmt.Errorf("%w: scheduler at hart %d of %d", hw.ErrCorrupt, m.next, len(m.harts))
+	}
+	m.events = evs // sorted, hence a valid heap
+	return nil
+}
+
+func sortEvents(evs []event) {
+	q := eventQueue(evs)
+	for i := 1; i < len(q); i++ {
+		for j := i; j > 0 && q.Less(j, j-1); j-- {
+			q.Swap(j, j-1)
+		}
+	}
+}
+
+// ComponentHash is the hash of one component's state.
+type ComponentHash struct {
+	Name string
+	Hash uint64
+}
+
+// StateHashes returns the hash of every part of the machine's state, in a
+// fixed order: the machine core (clock, scheduler, events), each hart, RAM,
+// the PRNG, and each registered device. Two runs with the same inputs have
+// equal hashes at equal instruction counts; the first part that differs
+// names the component where they diverged.
+func (m *Machine) StateHashes() []ComponentHash {
+	var out []ComponentHash
+	var e hw.Encoder
+	add := func(name string, save func(*hw.Encoder)) {
+		e.Reset()
+		save(&e)
+		out = append(out, ComponentHash{Name: name, Hash: hashBytes(e.Bytes())})
+	}
+	add("machine", m.saveCore)
+	for _, h := range m.harts {
+		add(fmt.Sprintf("hart%d", h.ID), h.Save)
+	}
+	out = append(out, ComponentHash{Name: "ram", Hash: m.RAM.hash()})
+	add("prng", m.PRNG.Save)
+	for _, c := range m.components {
+		add(c.name, c.p.Save)
+	}
+	return out
+}
+
+// StateHash combines StateHashes into one value.
+func (m *Machine) StateHash() uint64 {
+	h := uint64(0x6576657265747431)
+	for _, c := range m.StateHashes() {
+		h = mix64(h ^ c.Hash)
+	}
+	return h
+}
+
+// hash hashes RAM page by page; never-written and all-zero pages hash alike,
+// so the result depends only on contents.
+func (r *RAM) hash() uint64 {
+	h := uint64(0x72616d)
+	for pn := uint64(0); pn < r.Pages(); pn++ {
+		p := r.readPage(pn)
+		if p == &zeroPage {
+			continue
+		}
+		ph := hashBytes(p[:])
+		if ph == zeroPageHash {
+			continue
+		}
+		h = mix64(h ^ mix64(pn^ph))
+	}
+	return h
+}
+
+var zeroPageHash = hashBytes(zeroPage[:])
+
+// hashBytes is a fast, fixed (seedless, so stable across processes and
+// hosts) 64-bit hash for state comparison. It is not cryptographic.
+func hashBytes(b []byte) uint64 {
+	h := uint64(len(b)) * 0x9e3779b97f4a7c15
+	for len(b) >= 8 {
+		v := binary.LittleEndian.Uint64(b)
+		hi, lo := bits.Mul64(h^v, 0xa0761d6478bd642f)
+		h = hi ^ lo ^ v
+		b = b[8:]
+	}
+	for _, c := range b {
+		h = mix64(h ^ uint64(c))
+	}
+	return mix64(h)
+}
+
+// mix64 is a 64-bit finalizer (xor-shift-multiply).
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
