@@ -323,7 +323,6 @@ func (h *Hart) updateMode() {
 	h.stlb = &h.tlbs[h.dataPriv].store
 }
 
-
 // irqLine drives one mip bit of a hart from a device.
 type irqLine struct {
 	h   *Hart

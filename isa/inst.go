@@ -5,6 +5,13 @@
 // References are to "The RISC-V Instruction Set Manual, Volume I: Unprivileged
 // ISA" (20191213) and "Volume II: Privileged Architecture" (20211203).
 //
+// Decode turns an instruction word into an Inst without allocating; Encode
+// and Compress go back (for tests and fuzzers); Disasm prints an Inst
+// exactly as GNU objdump 2.40 does and Parse reads that text back; CSRName
+// names CSR numbers. testdata/isa/golden.txt lists one instruction of every
+// kind as objdump prints it, and the tests compare the package with the
+// GNU toolchain word by word.
+//
 // The package knows nothing of harts or memory. The emulator lowers an Inst
 // into its own compact op, and dispatches on Inst.Op, which is a small dense
 // integer so that a switch over it compiles to a jump table.
@@ -263,7 +270,9 @@ const (
 //     12-bit immediate field (instruction bits 31:20: fm in Imm[11:8],
 //     pred in Imm[7:4], succ in Imm[3:0]), zero-extended; FENCE and FENCE.I
 //     also keep their rd and rs1 fields, which are reserved for HINTs.
-//   - RM: the rounding-mode field of FP ops (7 = dynamic).
+//   - RM: the rounding-mode field of FP ops (7 = dynamic), kept raw: the
+//     reserved values 5 and 6 decode, and the emulator raises an
+//     illegal-instruction exception when it executes them (§11.2).
 //   - AQ, RL: the ordering bits of LR/SC/AMO.
 //   - Len: 2 for a compressed instruction, 4 otherwise.
 //   - C: the compressed form, or CNone.
