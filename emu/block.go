@@ -194,3 +194,18 @@ func (m *Machine) invalidateCode(pn uint64) {
 	m.codePages[pn] = nil
 	m.RAM.flags[pn] &^= pfCode
 }
+
+// FlushCaches drops every decoded block and every hart's TLBs and jump
+// cache, as a restore does. Results never depend on these caches; tests use
+// this to prove it.
+func (m *Machine) FlushCaches() {
+	for pn, cp := range m.codePages {
+		if cp != nil {
+			m.invalidateCode(uint64(pn))
+		}
+	}
+	for _, h := range m.harts {
+		h.flushTLB()
+		h.updateMode()
+	}
+}

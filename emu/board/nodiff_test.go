@@ -1,0 +1,136 @@
+package board_test
+
+import (
+	"bytes"
+	"testing"
+
+	"everett/emu"
+	"everett/emu/board"
+)
+
+// No-diff tests (style guide: "two engines must agree on every test
+// program; so must run N steps and run k steps, stop, and run N−k"). The
+// decoded-block engine runs blocks whole or cut at a deadline; single
+// stepping (the tracer's mode) runs one instruction at a time. Both, and any
+// way of cutting a run into pieces, must reach the same state at the same
+// instruction count.
+
+// nodiffPrograms exercise SMP scheduling, timer and software interrupts,
+// virtual memory and self-modifying code.
+var nodiffPrograms = []struct {
+	name  string
+	harts int
+}{
+	{"smp", 4},
+	{"interrupts", 1},
+	{"vm", 1},
+	{"smc", 1},
+	{"fp", 1},
+}
+
+type finalState struct {
+	hash   uint64
+	icount uint64
+	out    string
+	reason emu.StopReason
+}
+
+func newBoard(t *testing.T, prog *emu.ELF, harts int, out *bytes.Buffer) *emu.Machine {
+	t.Helper()
+	m, err := board.NewBareMetal(board.BareMetal{Harts: harts, RAMBytes: 64 << 20, Console: out}, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func finish(m *emu.Machine, out *bytes.Buffer, reason emu.StopReason) finalState {
+	return finalState{hash: m.StateHash(), icount: m.ICount(), out: out.String(), reason: reason}
+}
+
+func TestBlockEngineAndSingleSteppingReachTheSameState(t *testing.T) {
+	for _, p := range nodiffPrograms {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			prog := loadProgram(t, p.name)
+			var out1, out2 bytes.Buffer
+			m1 := newBoard(t, prog, p.harts, &out1)
+			a := finish(m1, &out1, m1.Run(maxInsns))
+			m2 := newBoard(t, prog, p.harts, &out2)
+			m2.Tracer = func(*emu.Hart, uint64, uint32, bool) {}
+			b := finish(m2, &out2, m2.Run(maxInsns))
+			if a != b {
+				t.Fatalf("blocks: %v after %d (hash %x); single-step: %v after %d (hash %x)",
+					a.reason, a.icount, a.hash, b.reason, b.icount, b.hash)
+			}
+			if a.reason != emu.StopPowerOff {
+				t.Fatalf("program did not finish: %v", a.reason)
+			}
+		})
+	}
+}
+
+func TestRunningInPiecesReachesTheSameStateAsRunningStraight(t *testing.T) {
+	for _, p := range nodiffPrograms {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			prog := loadProgram(t, p.name)
+			var out bytes.Buffer
+			m := newBoard(t, prog, p.harts, &out)
+			want := finish(m, &out, m.Run(maxInsns))
+			// Cut the run at many counts, including ones that fall inside
+			// blocks, inside a hart's slice and between slices.
+			for _, step := range []uint64{1, 7, 997, 10_000, 123_457} {
+				var out bytes.Buffer
+				m := newBoard(t, prog, p.harts, &out)
+				var reason emu.StopReason
+				var hashes []uint64 // hashing must not disturb the run either
+				for limit := step; ; limit += step {
+					reason = m.Run(limit)
+					if reason != emu.StopLimit {
+						break
+					}
+					if m.ICount() != limit {
+						t.Fatalf("step %d: stopped at %d, want exactly %d", step, m.ICount(), limit)
+					}
+					if len(hashes) < 3 {
+						hashes = append(hashes, m.StateHash())
+					}
+					// A restored machine starts with empty caches (too slow
+					// to do after every instruction).
+					if step >= 997 {
+						m.FlushCaches()
+					}
+					if limit > want.icount+step {
+						t.Fatalf("step %d: ran past the straight run's end", step)
+					}
+				}
+				if got := finish(m, &out, reason); got != want {
+					t.Fatalf("in pieces of %d: %v after %d (hash %x); straight: %v after %d (hash %x)",
+						step, got.reason, got.icount, got.hash, want.reason, want.icount, want.hash)
+				}
+			}
+		})
+	}
+}
+
+func TestTwoRunsAgreeAtEveryCheckpoint(t *testing.T) {
+	prog := loadProgram(t, "smp")
+	var o1, o2 bytes.Buffer
+	m1, m2 := newBoard(t, prog, 4, &o1), newBoard(t, prog, 4, &o2)
+	for limit := uint64(5000); ; limit += 5000 {
+		r1, r2 := m1.Run(limit), m2.Run(limit)
+		h1, h2 := m1.StateHashes(), m2.StateHashes()
+		for i := range h1 {
+			if h1[i] != h2[i] {
+				t.Fatalf("at %d instructions, %s differs", limit, h1[i].Name)
+			}
+		}
+		if r1 != r2 {
+			t.Fatalf("at %d: %v vs %v", limit, r1, r2)
+		}
+		if r1 != emu.StopLimit {
+			break
+		}
+	}
+}
