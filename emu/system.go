@@ -32,7 +32,7 @@ func (h *Hart) system(o *op) {
 			return
 		}
 		h.pc = next
-		if !h.wakeable() {
+		if !h.wfiFallsThrough() {
 			h.waiting = true
 		}
 	case isa.SFENCE_VMA:
