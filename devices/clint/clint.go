@@ -161,3 +161,31 @@ func merge(reg, off uint64, size int, v uint64) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// Save implements hw.Persist.
+func (c *CLINT) Save(e *hw.Encoder) {
+	e.Tag("clint")
+	e.U64(uint64(len(c.harts)))
+	for i := range c.harts {
+		e.Bool(c.msip[i])
+		e.U64(c.mtimecmp[i])
+		e.U64(c.pending[i])
+	}
+	e.U64(c.offset)
+}
+
+// Restore implements hw.Persist. Interrupt lines are part of the harts'
+// state (mip) and are restored there.
+func (c *CLINT) Restore(d *hw.Decoder) error {
+	d.Tag("clint")
+	if n := d.Len(1 << 16); d.Err() == nil && n != len(c.harts) {
+		d.Fail("clint: %d harts saved, machine has %d", n, len(c.harts))
+	}
+	for i := range c.harts {
+		c.msip[i] = d.Bool()
+		c.mtimecmp[i] = d.U64()
+		c.pending[i] = d.U64()
+	}
+	c.offset = d.U64()
+	return d.Err()
+}

@@ -43,9 +43,11 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 	for _, h := range m.Harts() {
 		lines = append(lines, clint.Hart{MSIP: h.IRQ(emu.IntMSI), MTIP: h.IRQ(emu.IntMTI)})
 	}
-	if err := m.Map(CLINTBase, clint.Size, "clint", clint.New(m, lines)); err != nil {
+	cl := clint.New(m, lines)
+	if err := m.Map(CLINTBase, clint.Size, "clint", cl); err != nil {
 		return nil, err
 	}
+	m.Register("clint", cl)
 	if err := m.LoadELF(prog); err != nil {
 		return nil, err
 	}
@@ -65,6 +67,7 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 		if err := m.WatchStores(tohost, d); err != nil {
 			return nil, err
 		}
+		m.Register("htif", d)
 	}
 	return m, nil
 }
