@@ -15,6 +15,7 @@ import (
 // Exit codes besides the guest's own.
 const (
 	exitUsage    = 2   // bad command line or bad input file
+	exitReboot   = 3   // the guest asked for a reboot
 	exitInternal = 70  // a bug in everett (EX_SOFTWARE)
 	exitLimit    = 124 // --max-insns reached (as timeout(1))
 	exitHang     = 125 // every hart waits for an interrupt that cannot come

@@ -157,7 +157,13 @@ func TestBadInputGetsAOneLineErrorAndExitCode2(t *testing.T) {
 		{"a segment outside RAM", []string{"run", outside}, "outside RAM"},
 		{"zero harts", []string{"run", "--smp", "0", text}, "--smp"},
 		{"a bad memory size", []string{"run", "--mem", "lots", text}, "--mem"},
-		{"no program", []string{"run"}, "accepts 1 arg"},
+		{"no program", []string{"run"}, "nothing to run"},
+		{"a program and a kernel", []string{"run", "--kernel", text, text}, "not both"},
+		{"a missing kernel", []string{"run", "--kernel", filepath.Join(dir, "nope")}, "--kernel"},
+		{"a kernel with a missing firmware", []string{"run", "--kernel", text, "--bios", filepath.Join(dir, "nope")}, "--bios"},
+		{"a disk that is not whole sectors", []string{"run", "--kernel", text, "--bios", text, "--disk", text}, "multiple of 512"},
+		{"nine harts on virt", []string{"run", "--kernel", text, "--smp", "9"}, "1..8"},
+		{"a bare-metal program with a disk", []string{"run", "--disk", text, text}, "needs --kernel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)

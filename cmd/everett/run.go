@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,9 @@ import (
 	"everett/isa"
 )
 
+// DefaultBIOS is where Debian's opensbi package installs the firmware.
+const DefaultBIOS = "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
+
 type runFlags struct {
 	smp      int
 	maxInsns uint64
@@ -25,62 +29,220 @@ type runFlags struct {
 	stats    bool
 	mem      string
 	quantum  uint64
+	seed     uint64
 	cpuProf  string
+
+	kernel       string
+	initrd       string
+	appendArgs   string
+	bios         string
+	disk         string
+	diskPersist  bool
+	console      string
+	consoleInput string
+
+	stateHash  bool
+	checkDet   bool
+	checkEvery uint64
 }
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run PROGRAM.elf",
-		Short: "Run a bare-metal RISC-V program; the exit code is the guest's",
-		Long: `Run a bare-metal RV64 ELF program. Every hart starts at the entry point in
-M-mode. The program reports through HTIF (its tohost/fromhost symbols): the
-exit code is the guest's (0 = pass). Exit code 124: --max-insns reached;
-125: every hart waits for an interrupt that cannot arrive; 2: bad input.`,
-		Args: cobra.ExactArgs(1),
+		Use:   "run [PROGRAM.elf] [--kernel Image ...]",
+		Short: "Run a bare-metal program, or boot a kernel under OpenSBI",
+		Long: `Run a bare-metal RV64 ELF program, or boot a Linux kernel on the virt platform.
+
+A bare-metal program starts on every hart at its entry point in M-mode and
+reports through HTIF (its tohost/fromhost symbols); the exit code is the
+guest's (0 = pass).
+
+With --kernel, the machine is QEMU-virt compatible: OpenSBI (--bios, default
+Debian's fw_dynamic.bin) starts in M-mode and enters the kernel in S-mode.
+A guest power-off ends the run with the guest's exit code (0).
+
+Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
+125: every hart waits for an interrupt that cannot arrive; 2: bad input;
+70: a bug in everett (e.g. --check-determinism found a divergence).`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProgram(args[0], f, cmd.OutOrStdout(), os.Stderr)
+			return runMain(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
-	cmd.Flags().IntVar(&f.smp, "smp", 1, "number of harts (1-64)")
-	cmd.Flags().Uint64Var(&f.maxInsns, "max-insns", 0, "stop after this many instructions (all harts; 0 = no limit) with exit code 124")
-	cmd.Flags().BoolVar(&f.trace, "trace", false, "print one line per instruction to stderr: count, hart, pc, bits, disassembly")
-	cmd.Flags().BoolVar(&f.stats, "stats", false, "print retired instructions and guest MIPS to stderr at exit")
-	cmd.Flags().StringVar(&f.mem, "mem", "256MiB", "RAM size (e.g. 64MiB, 1GiB)")
-	cmd.Flags().Uint64Var(&f.quantum, "quantum", emu.DefaultQuantum, "instructions a hart runs before the next hart's turn")
-	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
-	_ = cmd.Flags().MarkHidden("cpuprofile")
+	fl := cmd.Flags()
+	fl.IntVar(&f.smp, "smp", 1, "number of harts (1-64; the virt platform: 1-8)")
+	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop after this many instructions (all harts; 0 = no limit) with exit code 124")
+	fl.BoolVar(&f.trace, "trace", false, "print one line per instruction to stderr: count, hart, pc, bits, disassembly")
+	fl.BoolVar(&f.stats, "stats", false, "print retired instructions and guest MIPS to stderr at exit")
+	fl.StringVar(&f.mem, "mem", "256MiB", "RAM size (e.g. 64MiB, 1GiB)")
+	fl.Uint64Var(&f.quantum, "quantum", emu.DefaultQuantum, "instructions a hart runs before the next hart's turn")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the universe's PRNG (virtio-rng, and later every scheduling and fault decision)")
+	fl.StringVar(&f.kernel, "kernel", "", "boot this kernel Image on the virt platform")
+	fl.StringVar(&f.initrd, "initrd", "", "initramfs to pass to the kernel")
+	fl.StringVar(&f.appendArgs, "append", "console=ttyS0", "kernel command line")
+	fl.StringVar(&f.bios, "bios", "", "M-mode firmware (default: "+DefaultBIOS+")")
+	fl.StringVar(&f.disk, "disk", "", "disk image for virtio-blk (read-only; writes go to an in-memory overlay)")
+	fl.BoolVar(&f.diskPersist, "disk-persist", false, "write the disk overlay back to --disk at exit")
+	fl.StringVar(&f.console, "console", "", "write the console to this file instead of stdout")
+	fl.StringVar(&f.consoleInput, "console-input", "", "feed this file to the console, from 1 virtual second on, one byte per 100 virtual µs")
+	fl.BoolVar(&f.stateHash, "state-hash", false, "print state-hash: <hex> (harts, memory, devices, disk, clock, PRNG) on stderr at exit")
+	fl.BoolVar(&f.checkDet, "check-determinism", false, "run the machine twice side by side and compare state hashes every --check-every instructions")
+	fl.Uint64Var(&f.checkEvery, "check-every", 1_000_000, "checkpoint interval of --check-determinism, in instructions")
+	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
+	_ = fl.MarkHidden("cpuprofile")
 	return cmd
 }
 
-func runProgram(path string, f runFlags, stdout, stderr io.Writer) error {
+// built is a machine ready to run, with what the CLI needs at exit.
+type built struct {
+	m    *emu.Machine
+	virt *board.VirtMachine // nil for a bare-metal program
+}
+
+// inputs are the host files, read once before the machine starts.
+type inputs struct {
+	prog                          *emu.ELF
+	bios, kernel, initrd, disk    []byte
+	consoleIn                     []byte
+	memBytes                      uint64
+	kernelPath, diskPath, prgPath string
+}
+
+func readInputs(args []string, f runFlags) (*inputs, error) {
 	if f.smp < 1 || f.smp > emu.MaxHarts {
-		return usageErr("--smp %d: want 1..%d harts", f.smp, emu.MaxHarts)
+		return nil, usageErr("--smp %d: want 1..%d harts", f.smp, emu.MaxHarts)
 	}
 	if f.quantum == 0 {
-		return usageErr("--quantum must be positive")
+		return nil, usageErr("--quantum must be positive")
 	}
 	memBytes, err := parseSize(f.mem)
 	if err != nil {
-		return usageErr("--mem %q: %v", f.mem, err)
+		return nil, usageErr("--mem %q: %v", f.mem, err)
 	}
-	data, err := os.ReadFile(path)
+	in := &inputs{memBytes: memBytes}
+	read := func(flag, path string) ([]byte, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageErr("%s: %v", flag, err)
+		}
+		return b, nil
+	}
+	switch {
+	case f.kernel != "" && len(args) > 0:
+		return nil, usageErr("give either a bare-metal PROGRAM.elf or --kernel, not both")
+	case f.kernel == "" && len(args) == 0:
+		return nil, usageErr("nothing to run: give a PROGRAM.elf or --kernel Image")
+	case f.kernel == "":
+		for _, fl := range []struct{ name, v string }{{"--initrd", f.initrd}, {"--bios", f.bios}, {"--disk", f.disk}, {"--console-input", f.consoleInput}} {
+			if fl.v != "" {
+				return nil, usageErr("%s needs --kernel (a bare-metal program has no such device)", fl.name)
+			}
+		}
+		data, err := os.ReadFile(args[0])
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		if in.prog, err = emu.ParseELF(data); err != nil {
+			return nil, usageErr("%s: %v", args[0], err)
+		}
+		in.prgPath = args[0]
+		return in, nil
+	}
+	if f.smp > 8 {
+		return nil, usageErr("--smp %d: the virt platform has 1..8 harts", f.smp)
+	}
+	if in.kernel, err = read("--kernel", f.kernel); err != nil {
+		return nil, err
+	}
+	in.kernelPath = f.kernel
+	bios := f.bios
+	if bios == "" {
+		bios = DefaultBIOS
+		if _, err := os.Stat(bios); err != nil {
+			return nil, usageErr("no --bios given and OpenSBI is not installed at %s (apt-get install opensbi, or pass --bios FILE)", bios)
+		}
+	}
+	if in.bios, err = read("--bios", bios); err != nil {
+		return nil, err
+	}
+	if f.initrd != "" {
+		if in.initrd, err = read("--initrd", f.initrd); err != nil {
+			return nil, err
+		}
+	}
+	if f.disk != "" {
+		if in.disk, err = read("--disk", f.disk); err != nil {
+			return nil, err
+		}
+		if len(in.disk)%512 != 0 || len(in.disk) == 0 {
+			return nil, usageErr("--disk %s: size %d is not a positive multiple of 512 bytes", f.disk, len(in.disk))
+		}
+		in.diskPath = f.disk
+	} else if f.diskPersist {
+		return nil, usageErr("--disk-persist needs --disk")
+	}
+	if f.consoleInput != "" {
+		if in.consoleIn, err = read("--console-input", f.consoleInput); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
+	if in.prog != nil {
+		m, err := board.NewBareMetal(board.BareMetal{
+			Harts:    f.smp,
+			RAMBytes: in.memBytes,
+			Quantum:  f.quantum,
+			Seed:     f.seed,
+			Console:  console,
+		}, in.prog)
+		if err != nil {
+			return nil, usageErr("%s: %v", in.prgPath, err)
+		}
+		return &built{m: m}, nil
+	}
+	vm, err := board.NewVirt(board.Virt{
+		Harts:        f.smp,
+		RAMBytes:     in.memBytes,
+		Quantum:      f.quantum,
+		Seed:         f.seed,
+		BIOS:         in.bios,
+		Kernel:       in.kernel,
+		Initrd:       in.initrd,
+		Append:       f.appendArgs,
+		Disk:         in.disk,
+		Console:      console,
+		ConsoleInput: in.consoleIn,
+	})
 	if err != nil {
-		return usageErr("%v", err)
+		return nil, usageErr("%v", err)
 	}
-	prog, err := emu.ParseELF(data)
+	return &built{m: vm.Machine, virt: vm}, nil
+}
+
+func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
+	in, err := readInputs(args, f)
 	if err != nil {
-		return usageErr("%s: %v", path, err)
+		return err
 	}
-	m, err := board.NewBareMetal(board.BareMetal{
-		Harts:    f.smp,
-		RAMBytes: memBytes,
-		Quantum:  f.quantum,
-		Console:  stdout,
-	}, prog)
+	console := stdout
+	if f.console != "" {
+		cf, err := os.Create(f.console)
+		if err != nil {
+			return usageErr("--console: %v", err)
+		}
+		defer cf.Close()
+		bw := bufio.NewWriter(cf)
+		defer bw.Flush()
+		console = bw
+	}
+	b, err := build(in, f, console)
 	if err != nil {
-		return usageErr("%s: %v", path, err)
+		return err
 	}
+	m := b.m
 	var tw *bufio.Writer
 	if f.trace {
 		tw = bufio.NewWriterSize(stderr, 1<<16)
@@ -100,8 +262,25 @@ func runProgram(path string, f runFlags, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+
 	start := time.Now()
-	reason := m.Run(f.maxInsns)
+	var reason emu.StopReason
+	if f.checkDet {
+		var out2 bytes.Buffer
+		twin, err := build(in, f, &out2)
+		if err != nil {
+			return err
+		}
+		var div *emu.Divergence
+		reason, div = emu.CompareRuns(m, twin.m, f.checkEvery, f.maxInsns)
+		if div != nil {
+			return &exitError{code: exitInternal, msg: "determinism check failed: " + div.Error()}
+		}
+		fmt.Fprintf(stderr, "everett: determinism check passed: two runs agree at every checkpoint (every %d instructions, %d in all)\n",
+			f.checkEvery, m.ICount())
+	} else {
+		reason = m.Run(f.maxInsns)
+	}
 	elapsed := time.Since(start)
 	if tw != nil {
 		tw.Flush()
@@ -112,9 +291,40 @@ func runProgram(path string, f runFlags, stdout, stderr io.Writer) error {
 			retired += h.Retired()
 		}
 		mips := float64(retired) / elapsed.Seconds() / 1e6
-		fmt.Fprintf(stderr, "everett: %d instructions retired (%d slots) in %.3fs: %.1f guest MIPS\n",
-			retired, m.ICount(), elapsed.Seconds(), mips)
+		fmt.Fprintf(stderr, "everett: %d instructions retired (%d slots) in %.3fs: %.1f guest MIPS; virtual time %.3fs\n",
+			retired, m.ICount(), elapsed.Seconds(), mips, float64(m.Now())/1e9)
 	}
+	if f.stateHash {
+		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
+	}
+	if f.diskPersist && b.virt != nil && b.virt.Blk != nil {
+		if err := persistDisk(in.diskPath, b.virt); err != nil {
+			return usageErr("--disk-persist: %v", err)
+		}
+	}
+	return exitFor(m, reason)
+}
+
+// persistDisk writes the blocks the guest changed back to the disk file.
+func persistDisk(path string, vm *board.VirtMachine) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	for _, blk := range vm.Blk.Overlay() {
+		if _, err := f.WriteAt(blk.Data, int64(blk.Off)); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func exitFor(m *emu.Machine, reason emu.StopReason) error {
 	switch reason {
 	case emu.StopPowerOff:
 		return exitCodeErr(m.ExitCode())
@@ -123,7 +333,7 @@ func runProgram(path string, f runFlags, stdout, stderr io.Writer) error {
 	case emu.StopIdle, emu.StopHalted:
 		return &exitError{code: exitHang, msg: fmt.Sprintf("guest hangs after %d instructions: %s", m.ICount(), reason)}
 	case emu.StopReset:
-		return &exitError{code: exitHang, msg: "guest asked for a reset, which a bare-metal run does not support"}
+		return &exitError{code: exitReboot, msg: fmt.Sprintf("guest asked for a reboot after %d instructions; the run ends there", m.ICount())}
 	}
 	return errors.New("machine stopped: " + reason.String())
 }

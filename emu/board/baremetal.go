@@ -23,6 +23,7 @@ type BareMetal struct {
 	Harts    int
 	RAMBytes uint64
 	Quantum  uint64
+	Seed     uint64
 	Console  io.Writer // HTIF console output
 }
 
@@ -35,6 +36,7 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 		RAMBytes: cfg.RAMBytes,
 		Harts:    cfg.Harts,
 		Quantum:  cfg.Quantum,
+		Seed:     cfg.Seed,
 	})
 	if err != nil {
 		return nil, err
