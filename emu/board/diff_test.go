@@ -90,7 +90,6 @@ func firstDiff(want, got string) string {
 	return "no difference"
 }
 
-
 // TestProgramsMatchQEMU runs every program on QEMU and on everett and
 // requires the same exit code and the same console output, except what a
 // program's entry in the table documents as a QEMU deviation.

@@ -37,8 +37,8 @@ type ignoredLine struct {
 	why    string
 }
 
-// maxInsns bounds every run: the largest program retires ~20M instructions.
-const maxInsns = 400_000_000
+// maxInsns bounds every run: the largest program (fp) retires ~20M instructions.
+const maxInsns = 100_000_000
 
 var programs = []program{
 	{name: "hello", harts: 1, want: []string{"hello from everett's bare-metal runtime"}},
