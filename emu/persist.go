@@ -332,3 +332,62 @@ func mix64(x uint64) uint64 {
 	x ^= x >> 33
 	return x
 }
+
+// SaveState writes the machine's complete state except RAM (which snapshots
+// store page by page): clock, scheduler, events, harts, PRNG and every
+// registered component, in that order.
+func (m *Machine) SaveState(e *hw.Encoder) {
+	m.saveCore(e)
+	e.U64(uint64(len(m.harts)))
+	for _, h := range m.harts {
+		h.Save(e)
+	}
+	m.PRNG.Save(e)
+	e.U64(uint64(len(m.components)))
+	for _, c := range m.components {
+		e.String(c.name)
+		c.p.Save(e)
+	}
+	e.Bool(m.stopped)
+	e.U64(uint64(m.reason))
+	e.Int(m.exitCode)
+}
+
+// RestoreState reads what SaveState wrote into a machine built with the
+// same configuration and devices. Engine caches are dropped.
+func (m *Machine) RestoreState(d *hw.Decoder) error {
+	if err := m.restoreCore(d); err != nil {
+		return err
+	}
+	if n := d.Len(MaxHarts); d.Err() == nil && n != len(m.harts) {
+		return fmt.Errorf("%w: %d harts saved, machine has %d", hw.ErrCorrupt, n, len(m.harts))
+	}
+	for _, h := range m.harts {
+		if err := h.Restore(d); err != nil {
+			return err
+		}
+	}
+	if err := m.PRNG.Restore(d); err != nil {
+		return err
+	}
+	if n := d.Len(1 << 16); d.Err() == nil && n != len(m.components) {
+		return fmt.Errorf("%w: %d components saved, machine has %d", hw.ErrCorrupt, n, len(m.components))
+	}
+	for _, c := range m.components {
+		if name := d.String(256); d.Err() == nil && name != c.name {
+			return fmt.Errorf("%w: component %q saved where the machine has %q", hw.ErrCorrupt, name, c.name)
+		}
+		if err := c.p.Restore(d); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	m.stopped = d.Bool()
+	m.reason = StopReason(d.U64())
+	m.exitCode = d.Int()
+	if err := d.Err(); err != nil {
+		return err
+	}
+	m.cur = nil
+	m.FlushCaches()
+	return nil
+}

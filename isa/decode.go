@@ -353,40 +353,41 @@ func decodeCompressed(w uint16) Inst {
 	r42 := uint8(raw>>2&7) + 8
 	funct3 := raw >> 13
 
+	// The case labels are quadrant<<3 | funct3, written as quadrant*8+funct3.
 	switch raw&3<<3 | funct3 {
-	case 0<<3 | 0: // c.addi4spn
+	case 0*8 + 0: // c.addi4spn
 		imm := cImmAddi4spn.get(raw)
 		if imm == 0 { // includes the all-zero word, "defined illegal" (§16.1)
 			return illegal16(raw)
 		}
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_ADDI4SPN, ADDI, r42, 2, imm
-	case 0<<3 | 1: // c.fld
+	case 0*8 + 1: // c.fld
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_FLD, FLD, r42, r97, cImmD.get(raw)
-	case 0<<3 | 2: // c.lw
+	case 0*8 + 2: // c.lw
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_LW, LW, r42, r97, cImmW.get(raw)
-	case 0<<3 | 3: // c.ld (RV64; c.flw on RV32)
+	case 0*8 + 3: // c.ld (RV64; c.flw on RV32)
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_LD, LD, r42, r97, cImmD.get(raw)
-	case 0<<3 | 5: // c.fsd
+	case 0*8 + 5: // c.fsd
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_FSD, FSD, r97, r42, cImmD.get(raw)
-	case 0<<3 | 6: // c.sw
+	case 0*8 + 6: // c.sw
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_SW, SW, r97, r42, cImmW.get(raw)
-	case 0<<3 | 7: // c.sd (RV64; c.fsw on RV32)
+	case 0*8 + 7: // c.sd (RV64; c.fsw on RV32)
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_SD, SD, r97, r42, cImmD.get(raw)
 
-	case 1<<3 | 0: // c.nop, c.addi
+	case 1*8 + 0: // c.nop, c.addi
 		in.Op, in.Rd, in.Rs1, in.Imm = ADDI, r117, r117, cImm6.get(raw)
 		in.C = C_ADDI
 		if r117 == 0 {
 			in.C = C_NOP
 		}
-	case 1<<3 | 1: // c.addiw (RV64; c.jal on RV32)
+	case 1*8 + 1: // c.addiw (RV64; c.jal on RV32)
 		if r117 == 0 { // reserved
 			return illegal16(raw)
 		}
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_ADDIW, ADDIW, r117, r117, cImm6.get(raw)
-	case 1<<3 | 2: // c.li
+	case 1*8 + 2: // c.li
 		in.C, in.Op, in.Rd, in.Imm = C_LI, ADDI, r117, cImm6.get(raw)
-	case 1<<3 | 3: // c.addi16sp (rd = x2), c.lui
+	case 1*8 + 3: // c.addi16sp (rd = x2), c.lui
 		if r117 == 2 {
 			imm := cImmAddi16sp.get(raw)
 			if imm == 0 { // reserved
@@ -400,7 +401,7 @@ func decodeCompressed(w uint16) Inst {
 			return illegal16(raw)
 		}
 		in.C, in.Op, in.Rd, in.Imm = C_LUI, LUI, r117, imm
-	case 1<<3 | 4: // c.srli c.srai c.andi c.sub c.xor c.or c.and c.subw c.addw
+	case 1*8 + 4: // c.srli c.srai c.andi c.sub c.xor c.or c.and c.subw c.addw
 		in.Rd, in.Rs1 = r97, r97
 		switch raw >> 10 & 3 {
 		case 0:
@@ -416,28 +417,28 @@ func decodeCompressed(w uint16) Inst {
 			}
 			in.C, in.Op, in.Rs2 = c, cTable[c].op, r42
 		}
-	case 1<<3 | 5: // c.j
+	case 1*8 + 5: // c.j
 		in.C, in.Op, in.Imm = C_J, JAL, cImmJ.get(raw)
-	case 1<<3 | 6: // c.beqz
+	case 1*8 + 6: // c.beqz
 		in.C, in.Op, in.Rs1, in.Imm = C_BEQZ, BEQ, r97, cImmB.get(raw)
-	case 1<<3 | 7: // c.bnez
+	case 1*8 + 7: // c.bnez
 		in.C, in.Op, in.Rs1, in.Imm = C_BNEZ, BNE, r97, cImmB.get(raw)
 
-	case 2<<3 | 0: // c.slli
+	case 2*8 + 0: // c.slli
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_SLLI, SLLI, r117, r117, cShamt.get(raw)
-	case 2<<3 | 1: // c.fldsp
+	case 2*8 + 1: // c.fldsp
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_FLDSP, FLD, r117, 2, cImmLdsp.get(raw)
-	case 2<<3 | 2: // c.lwsp
+	case 2*8 + 2: // c.lwsp
 		if r117 == 0 { // reserved
 			return illegal16(raw)
 		}
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_LWSP, LW, r117, 2, cImmLwsp.get(raw)
-	case 2<<3 | 3: // c.ldsp (RV64; c.flwsp on RV32)
+	case 2*8 + 3: // c.ldsp (RV64; c.flwsp on RV32)
 		if r117 == 0 { // reserved
 			return illegal16(raw)
 		}
 		in.C, in.Op, in.Rd, in.Rs1, in.Imm = C_LDSP, LD, r117, 2, cImmLdsp.get(raw)
-	case 2<<3 | 4: // c.jr c.mv c.ebreak c.jalr c.add
+	case 2*8 + 4: // c.jr c.mv c.ebreak c.jalr c.add
 		switch {
 		case raw>>12&1 == 0 && r62 == 0: // c.jr
 			if r117 == 0 { // reserved
@@ -453,11 +454,11 @@ func decodeCompressed(w uint16) Inst {
 		default: // c.add
 			in.C, in.Op, in.Rd, in.Rs1, in.Rs2 = C_ADD, ADD, r117, r117, r62
 		}
-	case 2<<3 | 5: // c.fsdsp
+	case 2*8 + 5: // c.fsdsp
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_FSDSP, FSD, 2, r62, cImmSdsp.get(raw)
-	case 2<<3 | 6: // c.swsp
+	case 2*8 + 6: // c.swsp
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_SWSP, SW, 2, r62, cImmSwsp.get(raw)
-	case 2<<3 | 7: // c.sdsp (RV64; c.fswsp on RV32)
+	case 2*8 + 7: // c.sdsp (RV64; c.fswsp on RV32)
 		in.C, in.Op, in.Rs1, in.Rs2, in.Imm = C_SDSP, SD, 2, r62, cImmSdsp.get(raw)
 
 	default: // quadrant 0 funct3 4 (reserved)
