@@ -598,3 +598,25 @@ func (q *eventQueue) Pop() any {
 	*q = old[:len(old)-1]
 	return e
 }
+
+// BusRead performs a physical load of size bytes at pa as a hart's load would
+// reach the bus (RAM or a device). ok is false where a hart would take an
+// access fault. Tests use it to drive devices directly.
+func (m *Machine) BusRead(pa uint64, size int) (uint64, bool) {
+	if m.RAM.Contains(pa, uint64(size)) {
+		var b [8]byte
+		m.RAM.Read(pa, b[:size])
+		return readLE(b[:], size), true
+	}
+	return m.mmioRead(pa, size)
+}
+
+// BusWrite performs a physical store as a hart's store would reach the bus.
+func (m *Machine) BusWrite(pa uint64, size int, v uint64) bool {
+	if m.RAM.Contains(pa, uint64(size)) {
+		var b [8]byte
+		writeLE(b[:], size, v)
+		return m.WritePhys(pa, b[:size]) == nil
+	}
+	return m.mmioWrite(pa, size, v)
+}
