@@ -134,3 +134,44 @@ func TestTwoRunsAgreeAtEveryCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoringASnapshotContinuesExactlyAsTheStraightRun(t *testing.T) {
+	for _, p := range nodiffPrograms {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			prog := loadProgram(t, p.name)
+			var out bytes.Buffer
+			m := newBoard(t, prog, p.harts, &out)
+			want := finish(m, &out, m.Run(maxInsns))
+			for _, k := range []uint64{1, 1000, 33_333, want.icount / 2, want.icount - 1} {
+				if k >= want.icount {
+					continue
+				}
+				var out1 bytes.Buffer
+				parent := newBoard(t, prog, p.harts, &out1)
+				if r := parent.Run(k); r != emu.StopLimit {
+					t.Fatalf("k=%d: parent stopped with %v", k, r)
+				}
+				snap := parent.Snapshot()
+				// The parent goes on after the snapshot...
+				parentEnd := finish(parent, &out1, parent.Run(maxInsns))
+				// ...and so do two children restored from it.
+				for child := 0; child < 2; child++ {
+					var out2 bytes.Buffer
+					c := newBoard(t, prog, p.harts, &out2)
+					if err := c.RestoreSnapshot(snap); err != nil {
+						t.Fatal(err)
+					}
+					got := finish(c, &out2, c.Run(maxInsns))
+					if got.hash != want.hash || got.icount != want.icount || got.reason != want.reason {
+						t.Fatalf("k=%d child %d: %v after %d (hash %x); straight: %v after %d (hash %x)",
+							k, child, got.reason, got.icount, got.hash, want.reason, want.icount, want.hash)
+					}
+				}
+				if parentEnd.hash != want.hash {
+					t.Fatalf("k=%d: the parent diverged after taking a snapshot", k)
+				}
+			}
+		})
+	}
+}
