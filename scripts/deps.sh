@@ -17,6 +17,7 @@ want riscv64-unknown-elf-objdump binutils-riscv64-unknown-elf
 want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-unknown-elf
 want qemu-system-riscv64 qemu-system-misc
 want qemu-riscv64-static qemu-user-static
+want riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu
 want_file /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin opensbi
 
 [ -z "$need" ] && exit 0

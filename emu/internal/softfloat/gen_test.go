@@ -265,7 +265,8 @@ func intOperand(r *rand.Rand, n uint) uint64 {
 		v = 1<<r.UintN(64) + uint64(r.IntN(9)) - 4 // near a power of two
 	case 3:
 		// Few bits set: exact, ties, and just-off ties.
-		v = 1<<r.UintN(64) | 1<<r.UintN(64) | 1<<r.UintN(64)
+		a, b, c := r.UintN(64), r.UintN(64), r.UintN(64)
+		v = 1<<a | 1<<b | 1<<c
 	default:
 		v = uint64(r.IntN(17)) - 8
 		if r.IntN(2) == 0 {

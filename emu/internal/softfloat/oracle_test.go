@@ -47,7 +47,6 @@ type value struct {
 }
 
 func (v value) zero() bool   { return v.x != nil && v.x.Sign() == 0 }
-func (v value) finite() bool { return v.x != nil && v.x.Sign() != 0 }
 
 func (f format) decode(b uint64) value {
 	neg := b&f.signBit() != 0
