@@ -46,7 +46,7 @@ type value struct {
 	x                   *big.Float
 }
 
-func (v value) zero() bool   { return v.x != nil && v.x.Sign() == 0 }
+func (v value) zero() bool { return v.x != nil && v.x.Sign() == 0 }
 
 func (f format) decode(b uint64) value {
 	neg := b&f.signBit() != 0

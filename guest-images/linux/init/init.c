@@ -17,7 +17,7 @@
 //
 //	everett.sleep=N     sleep N seconds (CLOCK_MONOTONIC) before the marker
 //	everett.exit=MODE   poweroff (default), reboot, or hang after the marker
-//	everett.work=N      iterations of the per-thread workload (default 200000)
+//	everett.work=N      iterations of the per-thread workload (default 50000)
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +46,7 @@ enum {
 	cmdlineBytesMax = 4096,
 	hwrngBytes = 32,
 	sleepSecondsMax = 86400,
-	workDefault = 200000,
+	workDefault = 50000,
 	workMax = 100000000,
 	atomicAddsPerThread = 10000,
 };
