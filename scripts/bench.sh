@@ -37,7 +37,7 @@ tt=$(qemu -accel tcg)
 
 awk -v n="$insns" -v te="$te" -v ti="$ti" -v tt="$tt" 'BEGIN {
 	me = n / te / 1e6; mi = n / ti / 1e6; mt = n / tt / 1e6
-	printf "cpu bench: %d guest instructions (%s)\n", n, "build/bench/bench.elf"
+	printf "cpu bench: %.0f guest instructions (%s)\n", n, "build/bench/bench.elf"
 	printf "  %-34s %8.2f s %8.1f MIPS\n", "everett", te, me
 	printf "  %-34s %8.2f s %8.1f MIPS\n", "qemu -M spike -icount shift=0", ti, mi
 	printf "  %-34s %8.2f s %8.1f MIPS\n", "qemu -M spike (TCG)", tt, mt
