@@ -30,6 +30,12 @@ func NewPRNG(seed uint64) *PRNG {
 	return &PRNG{c: rand.NewChaCha8(s)}
 }
 
+// Reseed restarts the PRNG from seed, as NewPRNG(seed) would, in place (the
+// devices that draw from it keep their reference).
+func (p *PRNG) Reseed(seed uint64) {
+	*p = *NewPRNG(seed)
+}
+
 // Uint64 implements hw.Rand.
 func (p *PRNG) Uint64() uint64 {
 	p.draws++
@@ -289,18 +295,25 @@ func (m *Machine) StateHash() uint64 {
 
 // hash hashes RAM page by page; never-written and all-zero pages hash alike,
 // so the result depends only on contents.
-func (r *RAM) hash() uint64 {
+func (r *RAM) hash() uint64 { return ramHash(r.leaves) }
+
+func ramHash(leaves []*leaf) uint64 {
 	h := uint64(0x72616d)
-	for pn := uint64(0); pn < r.Pages(); pn++ {
-		p := r.readPage(pn)
-		if p == &zeroPage {
+	for li, l := range leaves {
+		if l == nil {
 			continue
 		}
-		ph := hashBytes(p[:])
-		if ph == zeroPageHash {
-			continue
+		for i, p := range l.pages {
+			if p == nil {
+				continue
+			}
+			ph := hashBytes(p[:])
+			if ph == zeroPageHash {
+				continue
+			}
+			pn := uint64(li)<<leafShift | uint64(i)
+			h = mix64(h ^ mix64(pn^ph))
 		}
-		h = mix64(h ^ mix64(pn^ph))
 	}
 	return h
 }

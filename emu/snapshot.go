@@ -98,3 +98,103 @@ func (h *Hart) flushStoreTLBs() {
 		}
 	}
 }
+
+// PageBytes is the size of a RAM page in snapshots.
+const PageBytes = pageSize
+
+// Page is one RAM page of a snapshot: its page number (offset from the
+// start of RAM divided by PageBytes) and contents.
+type Page struct {
+	N    uint64
+	Data *[PageBytes]byte
+}
+
+// Pages calls fn for every page of the snapshot that has ever been written,
+// in increasing page order. Pages never written read as zero. fn must not
+// modify Data.
+func (s *Snapshot) Pages(fn func(p Page)) {
+	for li, l := range s.leaves {
+		if l == nil {
+			continue
+		}
+		for i, p := range l.pages {
+			if p != nil {
+				fn(Page{N: uint64(li)<<leafShift | uint64(i), Data: (*[PageBytes]byte)(p)})
+			}
+		}
+	}
+}
+
+// ChangedPages calls fn for every page of s that is not the very same page
+// as in parent (a snapshot of an ancestor of the same machine), in
+// increasing page order: what an incremental snapshot must store. Pages of
+// parent that s no longer has cannot happen (RAM pages are never freed).
+func (s *Snapshot) ChangedPages(parent *Snapshot, fn func(p Page)) {
+	for li, l := range s.leaves {
+		if l == nil {
+			continue
+		}
+		var pl *leaf
+		if li < len(parent.leaves) {
+			pl = parent.leaves[li]
+		}
+		if pl == l {
+			continue
+		}
+		for i, p := range l.pages {
+			if p != nil && (pl == nil || pl.pages[i] != p) {
+				fn(Page{N: uint64(li)<<leafShift | uint64(i), Data: (*[PageBytes]byte)(p)})
+			}
+		}
+	}
+}
+
+// NewSnapshot assembles a snapshot from its parts (as read from a file):
+// base (nil, or the parent snapshot whose pages the new one starts from)
+// and pages that replace or add to base's. Pages must be in increasing
+// order and inside RAM.
+func NewSnapshot(cfg Config, components []string, icount uint64, state []byte, base *Snapshot, pages []Page) (*Snapshot, error) {
+	if cfg.RAMBytes == 0 || cfg.RAMBytes%pageSize != 0 || cfg.RAMBytes > 1<<40 {
+		return nil, fmt.Errorf("%w: RAM size %d", ErrSnapshotMismatch, cfg.RAMBytes)
+	}
+	npages := cfg.RAMBytes >> pageShift
+	leaves := make([]*leaf, (npages+leafPages-1)>>leafShift)
+	if base != nil {
+		if base.Config.RAMBytes != cfg.RAMBytes {
+			return nil, fmt.Errorf("%w: parent has %d bytes of RAM, child %d", ErrSnapshotMismatch, base.Config.RAMBytes, cfg.RAMBytes)
+		}
+		copy(leaves, base.leaves)
+	}
+	owner := newOwnerID() // owned by no machine: every machine copies on write
+	prev := int64(-1)
+	for _, p := range pages {
+		if p.N >= npages || int64(p.N) <= prev {
+			return nil, fmt.Errorf("%w: page %d out of order or outside %d pages of RAM", ErrSnapshotMismatch, p.N, npages)
+		}
+		prev = int64(p.N)
+		li := p.N >> leafShift
+		l := leaves[li]
+		if l == nil || l.owner != owner {
+			nl := &leaf{owner: owner}
+			if l != nil {
+				nl.pages, nl.owners = l.pages, l.owners
+			}
+			leaves[li] = nl
+			l = nl
+		}
+		l.pages[p.N&(leafPages-1)] = (*page)(p.Data)
+		l.owners[p.N&(leafPages-1)] = owner
+	}
+	return &Snapshot{Config: cfg, Components: components, ICount: icount, State: state, leaves: leaves}, nil
+}
+
+// Equal reports whether two snapshots hold the same state and RAM contents.
+func (s *Snapshot) Equal(o *Snapshot) bool {
+	if s.Config != o.Config || s.ICount != o.ICount || string(s.State) != string(o.State) {
+		return false
+	}
+	return ramHash(s.leaves) == ramHash(o.leaves)
+}
+
+// RAMHash is the hash of the snapshot's RAM contents, as StateHash uses.
+func (s *Snapshot) RAMHash() uint64 { return ramHash(s.leaves) }

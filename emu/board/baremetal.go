@@ -31,6 +31,12 @@ type BareMetal struct {
 // and HTIF if the program defines a tohost symbol. Every hart starts at the
 // entry point in M-mode; mhartid tells them apart.
 func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
+	return newBareMetal(cfg, prog, true)
+}
+
+// newBareMetal builds the machine; load=false skips loading the program
+// (for restoring a snapshot), but still finds tohost for HTIF.
+func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error) {
 	m, err := emu.New(emu.Config{
 		RAMBase:  RAMBase,
 		RAMBytes: cfg.RAMBytes,
@@ -50,8 +56,10 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 		return nil, err
 	}
 	m.Register("clint", cl)
-	if err := m.LoadELF(prog); err != nil {
-		return nil, err
+	if load {
+		if err := m.LoadELF(prog); err != nil {
+			return nil, err
+		}
 	}
 	if tohost, ok := prog.Symbol("tohost"); ok {
 		fromhost, _ := prog.Symbol("fromhost")

@@ -178,3 +178,56 @@ func TestTheGeneratedDeviceTreeDescribesTheMachine(t *testing.T) {
 		t.Error("a fourth cpu node exists on a 3-hart machine")
 	}
 }
+
+func linuxSpec(t *testing.T, harts int, seed uint64) *board.Spec {
+	t.Helper()
+	im := guestimg.Linux(t)
+	img := loadLinux(t)
+	return &board.Spec{
+		Board: board.BoardVirt, Harts: harts, RAMBytes: linuxRAMSize, Seed: seed, Append: linuxAppend,
+		BIOS:   &board.Image{Path: "fw_dynamic.bin", Data: img.bios},
+		Kernel: &board.Image{Path: im.Kernel, Data: img.kernel},
+		Initrd: &board.Image{Path: im.Initrd, Data: img.initrd},
+		Disk:   &board.Image{Path: im.Disk, Data: img.disk},
+	}
+}
+
+func TestSnapshotsDuringAnSMPBootRestoreToTheStraightRun(t *testing.T) {
+	spec := linuxSpec(t, 2, 5)
+	straight, err := board.Build(spec, board.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := straight.Run(linuxBudget); r != emu.StopPowerOff {
+		t.Fatalf("straight boot stopped with %v", r)
+	}
+	want, n := straight.StateHash(), straight.ICount()
+
+	parent, err := board.Build(spec, board.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Snapshot at many points of one run (a parent continues after each).
+	for _, k := range []uint64{1, 999_999, 5_000_001, n / 7, n / 3, n / 2, 2 * n / 3, n - 10} {
+		if k <= parent.ICount() {
+			continue
+		}
+		if r := parent.Run(k); r != emu.StopLimit {
+			t.Fatalf("parent stopped with %v before %d", r, k)
+		}
+		snap := parent.Snapshot()
+		child, err := board.Restore(spec, snap, board.BuildOptions{}, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if child.StateHash() != parent.StateHash() {
+			t.Fatalf("k=%d: the restored machine's state differs from the snapshot's", k)
+		}
+		if r := child.Run(linuxBudget); r != emu.StopPowerOff {
+			t.Fatalf("k=%d: child stopped with %v", k, r)
+		}
+		if child.StateHash() != want || child.ICount() != n {
+			t.Fatalf("k=%d: child ends with %x after %d instructions; straight run %x after %d", k, child.StateHash(), child.ICount(), want, n)
+		}
+	}
+}

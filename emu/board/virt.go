@@ -71,6 +71,8 @@ type Virt struct {
 	ConsoleInput []byte // bytes typed on the console, delivered at fixed virtual times
 	MAC          [6]byte
 	NetLink      net.Link // nil: a link with nothing on it
+
+	noLoad bool // build the structure only (restoring a snapshot)
 }
 
 // VirtMachine is a virt machine and handles to its devices.
@@ -130,7 +132,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 	cl := clint.New(m, lines)
 	vm.PLIC = plic.New(PLICSources, ctx)
 	vm.UART = uart.New(m, vm.PLIC.Source(UARTIRQ), cfg.Console)
-	if len(cfg.ConsoleInput) > 0 {
+	if len(cfg.ConsoleInput) > 0 && !cfg.noLoad {
 		vm.UART.SetInput(cfg.ConsoleInput, consoleInputStart, consoleInputGap)
 	}
 	sc := syscon.New(m)
@@ -193,6 +195,9 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 	vm.FDT = virtFDT(cfg, lay)
 	if uint64(len(vm.FDT)) > fdtMaxBytes {
 		return nil, fmt.Errorf("%w: device tree of %d bytes", ErrImageLayout, len(vm.FDT))
+	}
+	if cfg.noLoad {
+		return vm, nil
 	}
 	for _, img := range []struct {
 		at   uint64
