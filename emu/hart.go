@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"unsafe"
 
 	"everett/hw"
@@ -353,4 +354,34 @@ func (h *Hart) updateSEIP() {
 	} else {
 		h.mip &^= MipSEIP
 	}
+}
+
+// Reg returns integer register i (Caller interface of the SDK handler).
+func (h *Hart) Reg(i int) uint64 { return h.X(i) }
+
+// SetReg sets integer register i.
+func (h *Hart) SetReg(i int, v uint64) { h.SetX(i, v) }
+
+// HartID returns the hart's id.
+func (h *Hart) HartID() int { return h.ID }
+
+// ReadVirt reads guest virtual memory at va as a load at the hart's current
+// data privilege would (through the MMU, with MPRV, SUM and MXR), without
+// side effects on the hart: a fault is an error, not a trap. Only RAM is
+// read.
+func (h *Hart) ReadVirt(va uint64, b []byte) error {
+	for len(b) > 0 {
+		pa, cause, ok := h.translate(va, accLoad, h.dataPriv)
+		if !ok {
+			return fmt.Errorf("read of %#x faults (cause %d)", va, cause)
+		}
+		n := min(uint64(len(b)), pageSize-va&pageMask)
+		if !h.ram.Contains(pa, n) {
+			return fmt.Errorf("read of %#x: physical %#x is not RAM", va, pa)
+		}
+		h.ram.Read(pa, b[:n])
+		b = b[n:]
+		va += n
+	}
+	return nil
 }

@@ -192,3 +192,23 @@ func TestParseSizeAcceptsUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestTheSDKHypercallWorksFromMModeAndExitsWithItsCode(t *testing.T) {
+	p := program(t,
+		"addi a0,zero,5", // random
+		"hypercall",
+		"addi a0,zero,4", // unreachable, no message
+		"hypercall",
+		"addi a0,zero,8", // exit 9
+		"addi a1,zero,9",
+		"hypercall",
+		"j 8000001c",
+	)
+	code, _, stderr := runCLI(t, "run", p)
+	if code != 9 {
+		t.Fatalf("exit code %d, want 9 (stderr %q)", code, stderr)
+	}
+	if !strings.Contains(stderr, "unreachable assertion failed on hart 0") {
+		t.Fatalf("stderr %q does not report the unreachable assertion", stderr)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"everett/devices/sdk"
 	"everett/emu"
 	"everett/emu/board"
 	"everett/isa"
@@ -190,6 +191,25 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 }
 
 func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
+	// The SDK sink is attached after the machine exists (it needs its PRNG
+	// and power); logSink forwards to it.
+	ls := &lateSink{w: os.Stderr}
+	sdkSink := sdk.Sink(ls)
+	b, err := buildWith(in, f, console, sdkSink)
+	if err != nil {
+		return nil, err
+	}
+	ls.LogSink = sdk.LogSink{W: os.Stderr, Rand: b.m.PRNG, Power: b.m}
+	return b, nil
+}
+
+// lateSink is a LogSink filled in once the machine exists.
+type lateSink struct {
+	sdk.LogSink
+	w io.Writer
+}
+
+func buildWith(in *inputs, f runFlags, console io.Writer, sdkSink sdk.Sink) (*built, error) {
 	if in.prog != nil {
 		m, err := board.NewBareMetal(board.BareMetal{
 			Harts:    f.smp,
@@ -197,6 +217,7 @@ func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
 			Quantum:  f.quantum,
 			Seed:     f.seed,
 			Console:  console,
+			SDK:      sdkSink,
 		}, in.prog)
 		if err != nil {
 			return nil, usageErr("%s: %v", in.prgPath, err)
@@ -215,6 +236,7 @@ func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
 		Disk:         in.disk,
 		Console:      console,
 		ConsoleInput: in.consoleIn,
+		SDK:          sdkSink,
 	})
 	if err != nil {
 		return nil, usageErr("%v", err)

@@ -9,6 +9,7 @@ import (
 
 	"everett/devices/clint"
 	"everett/devices/htif"
+	"everett/devices/sdk"
 	"everett/emu"
 )
 
@@ -25,6 +26,7 @@ type BareMetal struct {
 	Quantum  uint64
 	Seed     uint64
 	Console  io.Writer // HTIF console output
+	SDK      sdk.Sink  // receives guest-SDK hypercalls (nil: a silent LogSink)
 }
 
 // NewBareMetal builds a machine for program prog: RAM at 0x8000_0000, a CLINT,
@@ -47,6 +49,7 @@ func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error)
 	if err != nil {
 		return nil, err
 	}
+	attachSDK(m, cfg.SDK)
 	var lines []clint.Hart
 	for _, h := range m.Harts() {
 		lines = append(lines, clint.Hart{MSIP: h.IRQ(emu.IntMSI), MTIP: h.IRQ(emu.IntMTI)})
@@ -80,4 +83,13 @@ func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error)
 		m.Register("htif", d)
 	}
 	return m, nil
+}
+
+// attachSDK routes the guest-SDK hypercall to sink (nil: a LogSink that
+// prints nothing, draws from the universe PRNG and powers off on exit).
+func attachSDK(m *emu.Machine, sink sdk.Sink) {
+	if sink == nil {
+		sink = &sdk.LogSink{Rand: m.PRNG, Power: m}
+	}
+	m.Hypercall = func(h *emu.Hart) { sdk.Handle(h, sink) }
 }

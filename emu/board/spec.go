@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"everett/devices/sdk"
 	"everett/devices/virtio/net"
 	"everett/emu"
 )
@@ -133,6 +134,8 @@ type BuildOptions struct {
 	NoLoad bool
 	// NetLink connects the network card (virt); nil leaves it unplugged.
 	NetLink net.Link
+	// SDK receives the guest's hypercalls (nil: a silent LogSink).
+	SDK sdk.Sink
 }
 
 // Build builds the machine the spec describes. Images must be loaded.
@@ -146,7 +149,7 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.ELF.Path, err)
 		}
-		m, err := newBareMetal(BareMetal{Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Console: o.Console}, prog, !o.NoLoad)
+		m, err := newBareMetal(BareMetal{Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Console: o.Console, SDK: o.SDK}, prog, !o.NoLoad)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +157,7 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 	case BoardVirt:
 		cfg := Virt{
 			Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed,
-			Append: s.Append, Console: o.Console, noLoad: o.NoLoad,
+			Append: s.Append, Console: o.Console, noLoad: o.NoLoad, SDK: o.SDK,
 		}
 		for _, x := range []struct {
 			im  *Image

@@ -9,6 +9,7 @@ import (
 	"everett/devices/clint"
 	"everett/devices/fdt"
 	"everett/devices/plic"
+	"everett/devices/sdk"
 	"everett/devices/syscon"
 	"everett/devices/uart"
 	"everett/devices/virtio"
@@ -72,6 +73,8 @@ type Virt struct {
 	MAC          [6]byte
 	NetLink      net.Link // nil: a link with nothing on it
 
+	SDK sdk.Sink // guest-SDK hypercalls (nil: a silent LogSink)
+
 	noLoad bool // build the structure only (restoring a snapshot)
 }
 
@@ -120,6 +123,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 		return nil, err
 	}
 	vm := &VirtMachine{Machine: m}
+	attachSDK(m, cfg.SDK)
 	harts := m.Harts()
 
 	// Interrupt controllers.

@@ -1,0 +1,194 @@
+// Package sdk handles everett's guest-SDK hypercall: one instruction in the
+// custom-0 major opcode (the 32-bit word 0x0000000b), intercepted by the
+// emulator in any privilege mode, so that the same SDK works in bare-metal
+// code, in a kernel and in a Linux user process.
+//
+// Calling convention (see guest-images/sdk/README.md):
+//
+//	a0 = operation, a1..a5 = arguments; the result is returned in a0.
+//	Pointers are guest virtual addresses, translated by the calling hart's
+//	MMU as a load at its current privilege level would be.
+//
+//	op  name            arguments                         result
+//	1   always          a1 = condition, a2 = msg, a3 = len  0
+//	2   sometimes       a1 = condition, a2 = msg, a3 = len  0
+//	3   reachable       a2 = msg, a3 = len                  0
+//	4   unreachable     a2 = msg, a3 = len                  0
+//	5   random          -                                   64 random bits
+//	6   setup_complete  -                                   0
+//	7   progress        a1 = value (free for the guest)     0
+//	8   exit            a1 = exit code (0 = success)        (does not return)
+//
+// An unknown operation returns -38 (ENOSYS) in a0. A message that cannot be
+// read (a bad pointer) is reported as "<unreadable message>"; messages are
+// cut at MaxMessage bytes.
+package sdk
+
+import "fmt"
+
+// Operations.
+const (
+	OpAlways        = 1
+	OpSometimes     = 2
+	OpReachable     = 3
+	OpUnreachable   = 4
+	OpRandom        = 5
+	OpSetupComplete = 6
+	OpProgress      = 7
+	OpExit          = 8
+
+	// MaxMessage bounds the bytes read for one assertion message.
+	MaxMessage = 256
+	enosys     = -38
+)
+
+// Kind is an assertion kind.
+type Kind int
+
+// Assertion kinds.
+const (
+	Always Kind = iota + 1
+	Sometimes
+	Reachable
+	Unreachable
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Always:
+		return "always"
+	case Sometimes:
+		return "sometimes"
+	case Reachable:
+		return "reachable"
+	case Unreachable:
+		return "unreachable"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Caller is the hart executing the hypercall.
+type Caller interface {
+	HartID() int
+	Reg(i int) uint64
+	SetReg(i int, v uint64)
+	// ReadVirt reads guest virtual memory as a load at the hart's current
+	// privilege would; it returns an error instead of trapping.
+	ReadVirt(va uint64, b []byte) error
+}
+
+// Sink receives what the guest reports. Implementations must be cheap and
+// bounded: a guest may call them in a loop.
+type Sink interface {
+	Assert(kind Kind, cond bool, msg string, hart int)
+	Random() uint64
+	SetupComplete(hart int)
+	Progress(value uint64, hart int)
+	Exit(code int, hart int)
+}
+
+// Handle executes one hypercall for caller, reporting to sink.
+func Handle(c Caller, sink Sink) {
+	op := c.Reg(10)
+	switch op {
+	case OpAlways, OpSometimes, OpReachable, OpUnreachable:
+		msg := readMessage(c, c.Reg(12), c.Reg(13))
+		cond := c.Reg(11) != 0
+		kind := Kind(op)
+		if kind == Reachable || kind == Unreachable {
+			cond = true
+		}
+		sink.Assert(kind, cond, msg, c.HartID())
+		c.SetReg(10, 0)
+	case OpRandom:
+		c.SetReg(10, sink.Random())
+	case OpSetupComplete:
+		sink.SetupComplete(c.HartID())
+		c.SetReg(10, 0)
+	case OpProgress:
+		sink.Progress(c.Reg(11), c.HartID())
+		c.SetReg(10, 0)
+	case OpExit:
+		c.SetReg(10, 0)
+		sink.Exit(int(int32(c.Reg(11))), c.HartID())
+	default:
+		c.SetReg(10, uint64(enosys&0xffffffffffffffff))
+	}
+}
+
+func readMessage(c Caller, va, n uint64) string {
+	n = min(n, MaxMessage)
+	b := make([]byte, n)
+	if err := c.ReadVirt(va, b); err != nil {
+		return "<unreadable message>"
+	}
+	for i, ch := range b {
+		if ch == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// Power is what the default sink needs to end the run.
+type Power interface {
+	PowerOff(code int)
+}
+
+// Rand is the universe's PRNG.
+type Rand interface {
+	Uint64() uint64
+}
+
+// LogSink is the sink of `everett run`: it prints each failed always, each
+// reached unreachable, and the first hit of every sometimes/reachable to a
+// writer, draws randomness from the universe PRNG, and ends the run on exit.
+// It remembers at most MaxAssertions distinct messages.
+type LogSink struct {
+	W     interface{ Write([]byte) (int, error) }
+	Rand  Rand
+	Power Power
+	seen  map[string]bool
+	// Failed counts failed always and reached unreachable assertions.
+	Failed int
+}
+
+// MaxAssertions bounds the distinct assertions a sink tracks.
+const MaxAssertions = 4096
+
+// Assert implements Sink.
+func (s *LogSink) Assert(kind Kind, cond bool, msg string, hart int) {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	failed := (kind == Always && !cond) || kind == Unreachable
+	if failed {
+		s.Failed++
+	}
+	key := kind.String() + ":" + fmt.Sprint(cond) + ":" + msg
+	if s.seen[key] || len(s.seen) >= MaxAssertions {
+		return
+	}
+	s.seen[key] = true
+	if s.W == nil {
+		return
+	}
+	switch {
+	case failed:
+		fmt.Fprintf(s.W, "everett: sdk: %s assertion failed on hart %d: %s\n", kind, hart, msg)
+	case (kind == Sometimes && cond) || kind == Reachable:
+		fmt.Fprintf(s.W, "everett: sdk: %s assertion hit on hart %d: %s\n", kind, hart, msg)
+	}
+}
+
+// Random implements Sink.
+func (s *LogSink) Random() uint64 { return s.Rand.Uint64() }
+
+// SetupComplete implements Sink.
+func (s *LogSink) SetupComplete(int) {}
+
+// Progress implements Sink.
+func (s *LogSink) Progress(uint64, int) {}
+
+// Exit implements Sink.
+func (s *LogSink) Exit(code int, _ int) { s.Power.PowerOff(code) }

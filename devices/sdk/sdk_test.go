@@ -1,0 +1,122 @@
+package sdk
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+type fakeCaller struct {
+	regs [32]uint64
+	mem  map[uint64]byte
+}
+
+func (c *fakeCaller) HartID() int            { return 1 }
+func (c *fakeCaller) Reg(i int) uint64       { return c.regs[i] }
+func (c *fakeCaller) SetReg(i int, v uint64) { c.regs[i] = v }
+func (c *fakeCaller) ReadVirt(va uint64, b []byte) error {
+	for i := range b {
+		v, ok := c.mem[va+uint64(i)]
+		if !ok {
+			return errors.New("fault")
+		}
+		b[i] = v
+	}
+	return nil
+}
+
+type event struct {
+	kind Kind
+	cond bool
+	msg  string
+}
+
+type recSink struct {
+	events []event
+	exit   int
+	prog   uint64
+	setup  bool
+}
+
+func (s *recSink) Assert(k Kind, c bool, m string, _ int) {
+	s.events = append(s.events, event{k, c, m})
+}
+func (s *recSink) Random() uint64           { return 0xfeed }
+func (s *recSink) SetupComplete(int)        { s.setup = true }
+func (s *recSink) Progress(v uint64, _ int) { s.prog = v }
+func (s *recSink) Exit(code int, _ int)     { s.exit = code }
+
+func caller(msg string) *fakeCaller {
+	c := &fakeCaller{mem: map[uint64]byte{}}
+	for i := 0; i < len(msg); i++ {
+		c.mem[0x1000+uint64(i)] = msg[i]
+	}
+	return c
+}
+
+func TestEachOperationReachesTheSink(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		regs []uint64 // a0..a3
+		want event
+	}{
+		{"always with a true condition", []uint64{OpAlways, 1, 0x1000, 5}, event{Always, true, "hello"}},
+		{"always with a false condition", []uint64{OpAlways, 0, 0x1000, 5}, event{Always, false, "hello"}},
+		{"sometimes", []uint64{OpSometimes, 1, 0x1000, 3}, event{Sometimes, true, "hel"}},
+		{"reachable ignores a1", []uint64{OpReachable, 0, 0x1000, 5}, event{Reachable, true, "hello"}},
+		{"unreachable", []uint64{OpUnreachable, 0, 0x1000, 5}, event{Unreachable, true, "hello"}},
+		{"a message stops at NUL", []uint64{OpAlways, 1, 0x1000, 99}, event{Always, true, "hello"}},
+		{"a bad pointer is reported, not fatal", []uint64{OpAlways, 1, 0xdead0000, 5}, event{Always, true, "<unreadable message>"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := caller("hello\x00")
+			copy(c.regs[10:], tc.regs)
+			s := &recSink{}
+			Handle(c, s)
+			if len(s.events) != 1 || s.events[0] != tc.want {
+				t.Fatalf("events %+v, want %+v", s.events, tc.want)
+			}
+			if c.regs[10] != 0 {
+				t.Fatalf("a0 = %d, want 0", c.regs[10])
+			}
+		})
+	}
+}
+
+func TestRandomProgressSetupExitAndUnknownOps(t *testing.T) {
+	s := &recSink{}
+	c := caller("")
+	c.regs[10] = OpRandom
+	Handle(c, s)
+	if c.regs[10] != 0xfeed {
+		t.Fatalf("random returned %#x", c.regs[10])
+	}
+	c.regs[10], c.regs[11] = OpProgress, 42
+	Handle(c, s)
+	c.regs[10] = OpSetupComplete
+	Handle(c, s)
+	c.regs[10], c.regs[11] = OpExit, 0xffffffff // -1 as a 32-bit code
+	Handle(c, s)
+	if s.prog != 42 || !s.setup || s.exit != -1 {
+		t.Fatalf("sink %+v", s)
+	}
+	c.regs[10] = 999
+	Handle(c, s)
+	if int64(c.regs[10]) != -38 {
+		t.Fatalf("unknown op returned %d, want -38", int64(c.regs[10]))
+	}
+}
+
+func TestLogSinkIsBoundedAndReportsFailuresOnce(t *testing.T) {
+	var b strings.Builder
+	s := &LogSink{W: &b}
+	for i := 0; i < 3*MaxAssertions; i++ {
+		s.Assert(Always, false, strings.Repeat("x", i%7000), 0)
+	}
+	if s.Failed != 3*MaxAssertions {
+		t.Fatalf("failed count %d", s.Failed)
+	}
+	if len(s.seen) > MaxAssertions {
+		t.Fatalf("%d distinct assertions remembered, limit %d", len(s.seen), MaxAssertions)
+	}
+}
