@@ -120,7 +120,19 @@ func readMessage(c Caller, va, n uint64) string {
 	n = min(n, MaxMessage)
 	b := make([]byte, n)
 	if err := c.ReadVirt(va, b); err != nil {
-		return "<unreadable message>"
+		// Read up to the first fault: a NUL-terminated message may end
+		// just before unmapped memory.
+		var one [1]byte
+		b = b[:0]
+		for i := uint64(0); i < n && c.ReadVirt(va+i, one[:]) == nil; i++ {
+			b = append(b, one[0])
+			if one[0] == 0 {
+				break
+			}
+		}
+		if len(b) == 0 || b[len(b)-1] != 0 {
+			return "<unreadable message>"
+		}
 	}
 	for i, ch := range b {
 		if ch == 0 {
