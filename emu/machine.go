@@ -49,6 +49,7 @@ const (
 	StopIdle                // every hart waits and nothing is scheduled: the guest hangs
 	StopHalted              // every hart is halted
 	StopRequest             // the host asked the machine to stop (Stop)
+	StopTime                // the virtual-time bound of RunUntil was reached
 )
 
 func (r StopReason) String() string {
@@ -65,6 +66,8 @@ func (r StopReason) String() string {
 		return "all harts halted"
 	case StopRequest:
 		return "stopped"
+	case StopTime:
+		return "time bound"
 	}
 	return "running"
 }
@@ -97,6 +100,8 @@ type Machine struct {
 
 	// PRNG is the universe's only source of entropy.
 	PRNG *PRNG
+
+	sched sched
 
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
@@ -357,12 +362,20 @@ func (m *Machine) Cancel(id uint64) {
 // called again to continue: stopping at a limit in the middle of a
 // scheduling round and continuing gives exactly the run that did not stop.
 //
-// Scheduling: time advances in slices. A slice ends Quantum slots after it
-// starts or at the next scheduled event, whichever is first. In a slice each
-// hart, in hart-id order, runs until its local time reaches the slice end or
-// it waits in WFI. Then due events fire and the next slice begins. When every
-// hart waits, time skips to the next event.
-func (m *Machine) Run(limit uint64) StopReason {
+// Scheduling: time advances in rounds. A round ends a quantum after it
+// starts (see SetSchedule) or at the next scheduled event, whichever is
+// first. In a round each hart, in the policy's order, runs until its local
+// time reaches the round's end, it waits in WFI, or the policy stalls it.
+// Then due events fire and the next round begins. When every hart waits,
+// time skips to the next event.
+func (m *Machine) Run(limit uint64) StopReason { return m.RunUntil(limit, 0) }
+
+// RunUntil is Run with a virtual-time bound as well: it stops with
+// StopTime once virtual time reaches until (0: no bound). A machine whose
+// harts all wait with nothing scheduled then idles up to until instead of
+// stopping with StopIdle: something outside it (another node of a cluster)
+// may still wake it.
+func (m *Machine) RunUntil(limit, until uint64) StopReason {
 	m.stopped = false
 	m.reason = StopNone
 	for !m.stopped {
@@ -375,16 +388,23 @@ func (m *Machine) Run(limit uint64) StopReason {
 			if m.stopped {
 				break
 			}
-			end := m.now + m.cfg.Quantum
+			if until != 0 && m.now >= until {
+				m.stop(StopTime)
+				break
+			}
+			end := m.now + m.planRound()
 			if len(m.events) > 0 && m.events[0].at < end {
-				end = m.events[0].at
+				end = max(m.events[0].at, m.now+1)
+			}
+			if until != 0 && end > until {
+				end = until
 			}
 			m.sliceEnd = end
 			m.inRound = true
 			m.next, m.ran, m.alive = 0, false, false
 		}
 		for m.next < len(m.harts) && !m.stopped {
-			h := m.harts[m.next]
+			h := m.harts[m.sched.order[m.next]]
 			if h.halted {
 				m.next++
 				continue
@@ -401,12 +421,20 @@ func (m *Machine) Run(limit uint64) StopReason {
 				m.startSlice(h)
 			}
 			m.ran = true
-			m.runSlice(h, m.sliceEnd, limit)
+			end := m.sliceEnd
+			if h.stallAt != 0 && h.stallAt < end {
+				end = h.stallAt
+			}
+			m.runSlice(h, end, limit)
 			if limit != 0 && m.icount >= limit && h.inSlice && !m.stopped {
-				// Stopped inside this hart's slice; Run resumes here.
+				// Stopped inside this hart's turn; Run resumes here.
 				m.cur = nil
 				m.stop(StopLimit)
 				return m.reason
+			}
+			if h.local >= end && end < m.sliceEnd && !m.stopped {
+				// Stalled: the hart loses the rest of its turn.
+				h.local = m.sliceEnd
 			}
 			h.inSlice = false
 			m.next++
@@ -423,7 +451,13 @@ func (m *Machine) Run(limit uint64) StopReason {
 			m.now = m.sliceEnd
 		case len(m.events) > 0:
 			// Every hart waits: skip to the next event.
-			m.now = max(m.events[0].at, m.now)
+			t := max(m.events[0].at, m.now)
+			if until != 0 && t > until {
+				t = until
+			}
+			m.now = t
+		case until != 0:
+			m.now = until
 		default:
 			m.stop(StopIdle)
 		}
@@ -443,6 +477,10 @@ func (m *Machine) fireDue() {
 func (m *Machine) startSlice(h *Hart) {
 	h.inSlice = true
 	h.local = m.now
+	h.stallAt = 0
+	if st := m.sched.stall; h.ID < len(st) && st[h.ID] != 0 {
+		h.stallAt = m.now + st[h.ID]
+	}
 	if len(m.harts) > 1 {
 		// Another hart ran since this one's last LR: its reservation may
 		// have been broken by a store we did not watch. Failing the SC is

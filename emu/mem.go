@@ -50,7 +50,19 @@ type RAM struct {
 	id     uint64
 	leaves []*leaf
 	flags  []uint8
+
+	pagesCopied  uint64 // pages allocated or copied since made or restored
+	leavesCopied uint64
 }
+
+// PagesCopied returns how many pages this RAM has allocated or copied on
+// write since it was made or last restored from a snapshot: its own memory,
+// beyond what it shares.
+func (r *RAM) PagesCopied() uint64 { return r.pagesCopied }
+
+// LeavesCopied returns how many radix leaves (512 page pointers each) this
+// RAM has allocated or copied since it was made or last restored.
+func (r *RAM) LeavesCopied() uint64 { return r.leavesCopied }
 
 // NewRAM returns zeroed RAM of sizeBytes (a multiple of 4 KiB) at base.
 func NewRAM(base, sizeBytes uint64) *RAM {
@@ -95,10 +107,12 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 	if l == nil {
 		l = &leaf{owner: r.id}
 		r.leaves[li] = l
+		r.leavesCopied++
 	} else if l.owner != r.id {
 		nl := &leaf{owner: r.id, pages: l.pages, owners: l.owners}
 		r.leaves[li] = nl
 		l = nl
+		r.leavesCopied++
 	}
 	i := pn & (leafPages - 1)
 	p = l.pages[i]
@@ -115,6 +129,9 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 		l.owners[i] = r.id
 		p = np
 		copied = true
+	}
+	if copied {
+		r.pagesCopied++
 	}
 	return p, copied
 }

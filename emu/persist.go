@@ -99,6 +99,7 @@ func (h *Hart) Save(e *hw.Encoder) {
 	e.U64(h.resAddr)
 	e.U64(h.local)
 	e.Bool(h.inSlice)
+	e.U64(h.stallAt)
 	e.Bool(h.waiting)
 	e.Bool(h.halted)
 }
@@ -144,6 +145,7 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 	h.resAddr = d.U64()
 	h.local = d.U64()
 	h.inSlice = d.Bool()
+	h.stallAt = d.U64()
 	h.waiting = d.Bool()
 	h.halted = d.Bool()
 	if err := d.Err(); err != nil {
@@ -193,6 +195,7 @@ func (m *Machine) saveCore(e *hw.Encoder) {
 	e.Bool(m.ran)
 	e.Bool(m.alive)
 	e.U64(m.eventSeq)
+	m.saveSched(e)
 	// Events in (at, seq) order: the heap's layout depends on history, the
 	// sorted order does not.
 	evs := append([]event(nil), m.events...)
@@ -216,6 +219,9 @@ func (m *Machine) restoreCore(d *hw.Decoder) error {
 	m.ran = d.Bool()
 	m.alive = d.Bool()
 	m.eventSeq = d.U64()
+	if err := m.restoreSched(d); err != nil {
+		return err
+	}
 	n := d.Len(1 << 20)
 	evs := make(eventQueue, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {

@@ -87,6 +87,7 @@ func (r *RAM) adopt(top []*leaf) {
 	copy(r.leaves, top)
 	r.id = newOwnerID()
 	clear(r.flags)
+	r.pagesCopied, r.leavesCopied = 0, 0
 }
 
 // flushStoreTLBs empties the hart's store TLBs.

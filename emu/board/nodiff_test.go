@@ -175,3 +175,53 @@ func TestRestoringASnapshotContinuesExactlyAsTheStraightRun(t *testing.T) {
 		})
 	}
 }
+
+func TestPerturbedSchedulesAreDeterministicAndSurviveSnapshots(t *testing.T) {
+	prog := loadProgram(t, "smp")
+	for _, sc := range []emu.SchedConfig{
+		{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 300, StallPercent: 30, Seed: 11},
+		{Mode: emu.SchedPCT, QuantumMin: 5, QuantumMax: 2000, StallPercent: 10, Depth: 5, Span: 200_000, Seed: 12},
+	} {
+		t.Run(sc.Mode.String(), func(t *testing.T) {
+			build := func() (*emu.Machine, *bytes.Buffer) {
+				var out bytes.Buffer
+				m := newBoard(t, prog, 4, &out)
+				if err := m.SetSchedule(sc); err != nil {
+					t.Fatal(err)
+				}
+				return m, &out
+			}
+			m, out := build()
+			want := finish(m, out, m.Run(maxInsns))
+			if want.reason != emu.StopPowerOff {
+				t.Fatalf("program did not finish: %v\n%s", want.reason, want.out)
+			}
+			m2, out2 := build()
+			if got := finish(m2, out2, m2.Run(maxInsns)); got != want {
+				t.Fatal("two runs with the same schedule seed differ")
+			}
+			for _, k := range []uint64{777, want.icount / 3, want.icount - 5} {
+				parent, _ := build()
+				parent.Run(k)
+				snap := parent.Snapshot()
+				var o bytes.Buffer
+				c := newBoard(t, prog, 4, &o)
+				if err := c.RestoreSnapshot(snap); err != nil {
+					t.Fatal(err)
+				}
+				if r := c.Run(maxInsns); r != want.reason || c.StateHash() != want.hash || c.ICount() != want.icount {
+					t.Fatalf("k=%d: restored run ends %v at %d (%x), want %v at %d (%x)", k, r, c.ICount(), c.StateHash(), want.reason, want.icount, want.hash)
+				}
+			}
+			// A different schedule seed gives a different interleaving.
+			sc2 := sc
+			sc2.Seed++
+			var o3 bytes.Buffer
+			m3 := newBoard(t, prog, 4, &o3)
+			m3.SetSchedule(sc2)
+			if got := finish(m3, &o3, m3.Run(maxInsns)); got.hash == want.hash && got.icount == want.icount {
+				t.Fatal("another schedule seed gave the same run")
+			}
+		})
+	}
+}

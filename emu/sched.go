@@ -1,0 +1,246 @@
+package emu
+
+import (
+	"fmt"
+	"slices"
+
+	"everett/hw"
+)
+
+// Schedule perturbation. The scheduler runs harts in rounds (see Run). A
+// policy decides, at the start of every round, the round's quantum, the
+// order in which harts take their turns, and how much of its turn each hart
+// gets before it is stalled ("preempted") until the next round. All of it is
+// drawn from the scheduler's own PRNG stream, so that a run is a function of
+// the seed, and so that changing another stream (network, disk) does not
+// change the schedule.
+
+// SchedMode selects a scheduling policy.
+type SchedMode uint8
+
+// Scheduling policies.
+const (
+	// SchedFixed: every round lasts Config.Quantum; harts run in id order,
+	// each for the whole round. The default, and what `everett run` does.
+	SchedFixed SchedMode = iota
+	// SchedRandom: the quantum is drawn per round from [QuantumMin,
+	// QuantumMax], harts run in a random order, and each hart is stalled
+	// after a random part of its turn with probability StallPercent.
+	SchedRandom
+	// SchedPCT: harts run in priority order (PCT, Burckhardt et al. 2010):
+	// priorities start as a random permutation; at Depth change points,
+	// drawn uniformly in [0, Span) instructions, the hart that ran first
+	// drops to the lowest priority. Quanta and stalls as in SchedRandom.
+	SchedPCT
+)
+
+func (m SchedMode) String() string {
+	switch m {
+	case SchedFixed:
+		return "fixed"
+	case SchedRandom:
+		return "random"
+	case SchedPCT:
+		return "pct"
+	}
+	return fmt.Sprintf("sched(%d)", uint8(m))
+}
+
+// SchedConfig configures a policy.
+type SchedConfig struct {
+	Mode         SchedMode
+	QuantumMin   uint64 // slots; random and pct
+	QuantumMax   uint64
+	StallPercent uint64 // chance, per hart and round, of a stall
+	Depth        int    // pct: number of priority change points
+	Span         uint64 // pct: change points fall in [0, Span) instructions
+	Seed         uint64 // seeds the scheduler's stream
+}
+
+// MaxPCTDepth bounds the change points of a PCT schedule.
+const MaxPCTDepth = 64
+
+// sched is the scheduler's state; it is saved with the machine.
+type sched struct {
+	cfg     SchedConfig
+	rng     *PRNG
+	order   []int    // hart indices in this round's turn order
+	stall   []uint64 // per hart: slots of its turn before it stalls (0: none)
+	prio    []int    // pct: priority per hart (higher runs first)
+	changes []uint64 // pct: pending change points, ascending icounts
+	low     int      // pct: next lowest priority to hand out
+}
+
+// SetSchedule installs a scheduling policy. Call it before Run (or right
+// after restoring a snapshot, to fork with a different schedule).
+func (m *Machine) SetSchedule(c SchedConfig) error {
+	if c.Mode > SchedPCT {
+		return fmt.Errorf("%w: scheduling mode %d", ErrConfig, c.Mode)
+	}
+	if c.Mode != SchedFixed {
+		if c.QuantumMin == 0 || c.QuantumMax < c.QuantumMin {
+			return fmt.Errorf("%w: quantum range [%d, %d]", ErrConfig, c.QuantumMin, c.QuantumMax)
+		}
+		if c.StallPercent > 100 {
+			return fmt.Errorf("%w: stall percent %d", ErrConfig, c.StallPercent)
+		}
+	}
+	if c.Depth < 0 || c.Depth > MaxPCTDepth {
+		return fmt.Errorf("%w: PCT depth %d (want 0..%d)", ErrConfig, c.Depth, MaxPCTDepth)
+	}
+	n := len(m.harts)
+	s := &m.sched
+	s.cfg = c
+	s.rng = NewPRNG(c.Seed ^ 0x5c4ed)
+	s.order = make([]int, n)
+	s.stall = make([]uint64, n)
+	s.prio = make([]int, n)
+	s.changes = s.changes[:0]
+	for i := range s.order {
+		s.order[i] = i
+	}
+	if c.Mode == SchedPCT {
+		perm := s.perm(n)
+		for i, h := range perm {
+			s.prio[h] = n + i // distinct, above every later "lowest"
+		}
+		for i := 0; i < c.Depth && c.Span > 0; i++ {
+			s.changes = append(s.changes, m.icount+s.rng.Uint64()%c.Span)
+		}
+		slices.Sort(s.changes)
+		s.low = 0
+	}
+	return nil
+}
+
+// perm draws a random permutation of 0..n-1 (Fisher-Yates).
+func (s *sched) perm(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		j := int(s.rng.Uint64() % uint64(i+1))
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// planRound decides the next round: its quantum, order and stalls.
+func (m *Machine) planRound() uint64 {
+	s := &m.sched
+	n := len(m.harts)
+	if len(s.order) != n {
+		// No policy installed: the fixed schedule.
+		s.order = make([]int, n)
+		s.stall = make([]uint64, n)
+		s.prio = make([]int, n)
+		for i := range s.order {
+			s.order[i] = i
+		}
+	}
+	if s.cfg.Mode == SchedFixed {
+		return m.cfg.Quantum
+	}
+	q := s.cfg.QuantumMin + s.rng.Uint64()%(s.cfg.QuantumMax-s.cfg.QuantumMin+1)
+	switch s.cfg.Mode {
+	case SchedRandom:
+		copy(s.order, s.perm(n))
+	case SchedPCT:
+		for len(s.changes) > 0 && s.changes[0] <= m.icount {
+			// The hart that ran first (the highest priority) drops.
+			top := s.order[0]
+			s.low--
+			s.prio[top] = s.low
+			s.changes = s.changes[1:]
+		}
+		for i := range s.order {
+			s.order[i] = i
+		}
+		slices.SortStableFunc(s.order, func(a, b int) int { return s.prio[b] - s.prio[a] })
+	}
+	for i := range s.stall {
+		s.stall[i] = 0
+		if s.cfg.StallPercent > 0 && s.rng.Uint64()%100 < s.cfg.StallPercent {
+			s.stall[i] = 1 + s.rng.Uint64()%q
+		}
+	}
+	return q
+}
+
+// saveSched writes the scheduler's state.
+func (m *Machine) saveSched(e *hw.Encoder) {
+	s := &m.sched
+	e.Tag("sched")
+	e.U8(uint8(s.cfg.Mode))
+	e.U64(s.cfg.QuantumMin)
+	e.U64(s.cfg.QuantumMax)
+	e.U64(s.cfg.StallPercent)
+	e.Int(s.cfg.Depth)
+	e.U64(s.cfg.Span)
+	e.U64(s.cfg.Seed)
+	e.Bool(s.rng != nil)
+	if s.rng != nil {
+		s.rng.Save(e)
+	}
+	e.U64(uint64(len(s.order)))
+	for i := range s.order {
+		e.Int(s.order[i])
+		e.U64(s.stall[i])
+		e.Int(s.prio[i])
+	}
+	e.U64(uint64(len(s.changes)))
+	for _, c := range s.changes {
+		e.U64(c)
+	}
+	e.Int(s.low)
+}
+
+func (m *Machine) restoreSched(d *hw.Decoder) error {
+	s := &m.sched
+	d.Tag("sched")
+	s.cfg.Mode = SchedMode(d.U8())
+	s.cfg.QuantumMin = d.U64()
+	s.cfg.QuantumMax = d.U64()
+	s.cfg.StallPercent = d.U64()
+	s.cfg.Depth = d.Int()
+	s.cfg.Span = d.U64()
+	s.cfg.Seed = d.U64()
+	if d.Bool() {
+		s.rng = NewPRNG(0)
+		if err := s.rng.Restore(d); err != nil {
+			return err
+		}
+	} else {
+		s.rng = nil
+	}
+	n := d.Len(MaxHarts)
+	if d.Err() == nil && n != 0 && n != len(m.harts) {
+		d.Fail("scheduler has %d harts, machine %d", n, len(m.harts))
+	}
+	s.order = make([]int, n)
+	s.stall = make([]uint64, n)
+	s.prio = make([]int, n)
+	seen := make([]bool, n)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		o := d.Int()
+		if o < 0 || o >= n || seen[o] {
+			d.Fail("scheduler order entry %d", o)
+			break
+		}
+		seen[o] = true
+		s.order[i] = o
+		s.stall[i] = d.U64()
+		s.prio[i] = d.Int()
+	}
+	nc := d.Len(MaxPCTDepth)
+	s.changes = make([]uint64, 0, nc)
+	for i := 0; i < nc && d.Err() == nil; i++ {
+		s.changes = append(s.changes, d.U64())
+	}
+	s.low = d.Int()
+	if s.cfg.Mode > SchedPCT || (s.cfg.Mode != SchedFixed && (s.cfg.QuantumMin == 0 || s.cfg.QuantumMax < s.cfg.QuantumMin || s.rng == nil)) {
+		d.Fail("scheduler configuration")
+	}
+	return d.Err()
+}
