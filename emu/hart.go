@@ -196,6 +196,7 @@ type Hart struct {
 	local   uint64 // virtual time at the start of the current block
 	inSlice bool   // the hart's turn in the current slice has begun
 	stallAt uint64 // local time at which the scheduler stalls the hart (0: never)
+	covPrev uint64 // coverage: hash of the previous block (not state)
 	waiting bool   // in WFI
 	halted  bool   // stopped by the machine (never started, or powered off)
 	trapped bool   // the op that ended the last block raised a trap

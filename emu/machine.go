@@ -103,6 +103,12 @@ type Machine struct {
 
 	sched sched
 
+	// Edge coverage (nil: off): see EnableCoverage.
+	cov     []byte
+	covMask uint64
+	covLo   uint64
+	covSpan uint64
+
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
 	Hypercall func(h *Hart)
@@ -508,6 +514,11 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		}
 		pc := h.pc
 		b := h.lookup()
+		if cov := m.cov; cov != nil && pc-m.covLo < m.covSpan {
+			cur := (pc >> 1) * 0x9e3779b1
+			cov[(cur^h.covPrev)&m.covMask] = 1
+			h.covPrev = cur >> 1
+		}
 		var used int
 		var raw uint32
 		if b == nil {
@@ -657,4 +668,24 @@ func (m *Machine) BusWrite(pa uint64, size int, v uint64) bool {
 		return m.WritePhys(pa, b[:size]) == nil
 	}
 	return m.mmioWrite(pa, size, v)
+}
+
+// EnableCoverage makes the machine record edge coverage of guest program
+// counters into bitmap (its length a power of two): every block entry at a
+// pc in [lo, hi) sets the byte indexed by a hash of the (previous block,
+// this block) pair of the same hart. hi = 0 means no upper bound. Coverage
+// is an observation: it never changes what the guest does, and it is not
+// part of the machine's state.
+func (m *Machine) EnableCoverage(bitmap []byte, lo, hi uint64) error {
+	if len(bitmap) == 0 || len(bitmap)&(len(bitmap)-1) != 0 {
+		return fmt.Errorf("%w: coverage bitmap of %d bytes is not a power of two", ErrConfig, len(bitmap))
+	}
+	if hi == 0 {
+		hi = ^uint64(0)
+	}
+	if hi <= lo {
+		return fmt.Errorf("%w: coverage range [%#x, %#x)", ErrConfig, lo, hi)
+	}
+	m.cov, m.covMask, m.covLo, m.covSpan = bitmap, uint64(len(bitmap)-1), lo, hi-lo
+	return nil
 }

@@ -106,6 +106,15 @@ func (c *CLINT) Write(off uint64, size int, v uint64) bool {
 	return true
 }
 
+// SetSkew sets mtime to the machine's timebase plus skew ticks (clock skew
+// between the nodes of a cluster). Call it before the machine runs.
+func (c *CLINT) SetSkew(skew uint64) {
+	c.offset = skew
+	for i := range c.harts {
+		c.update(i)
+	}
+}
+
 // update recomputes hart i's MTIP level and schedules the event that raises
 // it when mtime reaches mtimecmp.
 func (c *CLINT) update(i int) {

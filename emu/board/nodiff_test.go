@@ -225,3 +225,34 @@ func TestPerturbedSchedulesAreDeterministicAndSurviveSnapshots(t *testing.T) {
 		})
 	}
 }
+
+func TestCoverageIsRecordedWithoutChangingTheRun(t *testing.T) {
+	prog := loadProgram(t, "smp")
+	var o1, o2 bytes.Buffer
+	plain := newBoard(t, prog, 4, &o1)
+	want := finish(plain, &o1, plain.Run(maxInsns))
+	covered := newBoard(t, prog, 4, &o2)
+	bitmap := make([]byte, 1<<16)
+	if err := covered.EnableCoverage(bitmap, 0x8000_0000, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := finish(covered, &o2, covered.Run(maxInsns)); got != want {
+		t.Fatal("coverage changed the run")
+	}
+	n := 0
+	for _, b := range bitmap {
+		n += int(b)
+	}
+	if n < 50 {
+		t.Fatalf("only %d edges covered", n)
+	}
+	empty := make([]byte, 1<<16)
+	m := newBoard(t, prog, 4, &o1)
+	m.EnableCoverage(empty, 0x1000, 0x2000) // no code there
+	m.Run(maxInsns)
+	for _, b := range empty {
+		if b != 0 {
+			t.Fatal("coverage outside the requested range")
+		}
+	}
+}

@@ -83,6 +83,7 @@ type VirtMachine struct {
 	*emu.Machine
 	UART   *uart.UART
 	PLIC   *plic.PLIC
+	CLINT  *clint.CLINT
 	Blk    *blk.Device // nil without a disk
 	Net    *net.Device
 	RNG    *rng.Device
@@ -134,6 +135,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 		ctx = append(ctx, h.IRQ(emu.IntMEI), h.IRQ(emu.IntSEI))
 	}
 	cl := clint.New(m, lines)
+	vm.CLINT = cl
 	vm.PLIC = plic.New(PLICSources, ctx)
 	vm.UART = uart.New(m, vm.PLIC.Source(UARTIRQ), cfg.Console)
 	if len(cfg.ConsoleInput) > 0 && !cfg.noLoad {
