@@ -136,7 +136,8 @@ type Device struct {
 	unflushed map[uint64]*block
 	stats     Stats
 
-	buf []byte // request data scratch
+	buf    []byte // request data scratch
+	faults Faults // fault model (not state)
 }
 
 // ReadImage reads a whole image of size bytes from r, for Config.Image.
@@ -152,6 +153,27 @@ func ReadImage(r io.ReaderAt, size int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Faults injects disk faults (the explorer's fault model). It is consulted
+// once per read and per write request, at the request's completion, so its
+// answers are a function of the universe's fault stream.
+type Faults interface {
+	DiskFault(write bool, off, n uint64) Fault
+}
+
+// Fault is the fate of one request: IOErr fails it with VIRTIO_BLK_S_IOERR;
+// Corrupt flips bit Bit (modulo the request's size in bits) of the data, in
+// the buffer returned for a read or in the data stored for a write, and the
+// request reports success (silent corruption).
+type Fault struct {
+	IOErr   bool
+	Corrupt bool
+	Bit     uint64
+}
+
+// SetFaults installs a fault model (nil: none). The model is not part of the
+// device's state: its owner saves its own.
+func (d *Device) SetFaults(f Faults) { d.faults = f }
 
 // New returns a block device for cfg.
 func New(cfg Config) (*Device, error) {
@@ -287,6 +309,16 @@ func (d *Device) execute(c *virtio.Chain, dataInBytes uint64) (uint8, uint64) {
 		}
 		buf := d.scratch(n)
 		d.read(sector*SectorBytes, buf)
+		if d.faults != nil {
+			f := d.faults.DiskFault(false, sector*SectorBytes, n)
+			if f.IOErr {
+				d.stats.Errors++
+				return StatusIOErr, 0
+			}
+			if f.Corrupt && n > 0 {
+				buf[f.Bit/8%n] ^= 1 << (f.Bit % 8)
+			}
+		}
 		if c.Write(0, buf) != nil {
 			return StatusIOErr, 0
 		}
@@ -300,6 +332,16 @@ func (d *Device) execute(c *virtio.Chain, dataInBytes uint64) (uint8, uint64) {
 		buf := d.scratch(n)
 		if c.Read(headerBytes, buf) != nil {
 			return StatusIOErr, 0
+		}
+		if d.faults != nil {
+			f := d.faults.DiskFault(true, sector*SectorBytes, n)
+			if f.IOErr {
+				d.stats.Errors++
+				return StatusIOErr, 0
+			}
+			if f.Corrupt && n > 0 {
+				buf[f.Bit/8%n] ^= 1 << (f.Bit % 8)
+			}
 		}
 		d.write(sector*SectorBytes, buf, d.t.Negotiated()&FeatureFlush == 0)
 		d.stats.Writes++
