@@ -72,6 +72,7 @@ run can be replayed exactly.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd())
+	root.AddCommand(newRunCmd(), newExploreCmd(), newReplayCmd())
+	root.AddCommand(newRestoreCmd(), newForkCmd(), newSnapshotCmd())
 	return root
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // DefaultBIOS is where Debian's opensbi package installs the firmware.
-const DefaultBIOS = "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
+const DefaultBIOS = board.DefaultBIOS
 
 type runFlags struct {
 	smp      int
@@ -45,6 +45,8 @@ type runFlags struct {
 	stateHash  bool
 	checkDet   bool
 	checkEvery uint64
+
+	snap snapshotFlags // --snapshot-at, --snapshot-out, --snapshot-exit
 }
 
 func newRunCmd() *cobra.Command {
@@ -61,6 +63,11 @@ guest's (0 = pass).
 With --kernel, the machine is QEMU-virt compatible: OpenSBI (--bios, default
 Debian's fw_dynamic.bin) starts in M-mode and enters the kernel in S-mode.
 A guest power-off ends the run with the guest's exit code (0).
+
+With --snapshot-at N --snapshot-out FILE, the machine stops at exactly N
+instructions (all harts), saves a snapshot to FILE (atomically), and the run
+goes on as if it had not stopped; --snapshot-exit ends the run there (exit
+code 0). Continue it with 'everett restore FILE', fork it with 'everett fork'.
 
 Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 125: every hart waits for an interrupt that cannot arrive; 2: bad input;
@@ -89,6 +96,7 @@ Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 	fl.BoolVar(&f.stateHash, "state-hash", false, "print state-hash: <hex> (harts, memory, devices, disk, clock, PRNG) on stderr at exit")
 	fl.BoolVar(&f.checkDet, "check-determinism", false, "run the machine twice side by side and compare state hashes every --check-every instructions")
 	fl.Uint64Var(&f.checkEvery, "check-every", 1_000_000, "checkpoint interval of --check-determinism, in instructions")
+	addSnapshotFlags(fl, &f.snap)
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
@@ -107,6 +115,8 @@ type inputs struct {
 	consoleIn                     []byte
 	memBytes                      uint64
 	kernelPath, diskPath, prgPath string
+	elf                           []byte // the program's bytes, for a snapshot's spec
+	biosPath, initrdPath, consPath string
 }
 
 func readInputs(args []string, f runFlags) (*inputs, error) {
@@ -143,6 +153,7 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		in.elf = data
 		if in.prog, err = emu.ParseELF(data); err != nil {
 			return nil, usageErr("%s: %v", args[0], err)
 		}
@@ -166,10 +177,12 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 	if in.bios, err = read("--bios", bios); err != nil {
 		return nil, err
 	}
+	in.biosPath = bios
 	if f.initrd != "" {
 		if in.initrd, err = read("--initrd", f.initrd); err != nil {
 			return nil, err
 		}
+		in.initrdPath = f.initrd
 	}
 	if f.disk != "" {
 		if in.disk, err = read("--disk", f.disk); err != nil {
@@ -186,6 +199,7 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 		if in.consoleIn, err = read("--console-input", f.consoleInput); err != nil {
 			return nil, err
 		}
+		in.consPath = f.consoleInput
 	}
 	return in, nil
 }
@@ -249,6 +263,9 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := f.snap.check(f.maxInsns, f.checkDet); err != nil {
+		return err
+	}
 	console := stdout
 	if f.console != "" {
 		cf, err := os.Create(f.console)
@@ -287,6 +304,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 
 	start := time.Now()
 	var reason emu.StopReason
+	snapExit := false // --snapshot-exit: the run ends at the snapshot
 	if f.checkDet {
 		var out2 bytes.Buffer
 		twin, err := build(in, f, &out2)
@@ -301,20 +319,21 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "everett: determinism check passed: two runs agree at every checkpoint (every %d instructions, %d in all)\n",
 			f.checkEvery, m.ICount())
 	} else {
-		reason = m.Run(f.maxInsns)
+		if f.snap.at != 0 {
+			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return specOf(in, f) }, stderr); err != nil {
+				return err
+			}
+		}
+		if !snapExit {
+			reason = m.Run(f.maxInsns)
+		}
 	}
 	elapsed := time.Since(start)
 	if tw != nil {
 		tw.Flush()
 	}
 	if f.stats {
-		var retired uint64
-		for _, h := range m.Harts() {
-			retired += h.Retired()
-		}
-		mips := float64(retired) / elapsed.Seconds() / 1e6
-		fmt.Fprintf(stderr, "everett: %d instructions retired (%d slots) in %.3fs: %.1f guest MIPS; virtual time %.3fs\n",
-			retired, m.ICount(), elapsed.Seconds(), mips, float64(m.Now())/1e9)
+		printStats(stderr, m, elapsed)
 	}
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
@@ -324,7 +343,22 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 			return usageErr("--disk-persist: %v", err)
 		}
 	}
+	if snapExit {
+		return nil
+	}
 	return exitFor(m, reason)
+}
+
+// printStats prints what --stats promises: instructions, guest MIPS,
+// virtual time.
+func printStats(stderr io.Writer, m *emu.Machine, elapsed time.Duration) {
+	var retired uint64
+	for _, h := range m.Harts() {
+		retired += h.Retired()
+	}
+	mips := float64(retired) / elapsed.Seconds() / 1e6
+	fmt.Fprintf(stderr, "everett: %d instructions retired (%d slots) in %.3fs: %.1f guest MIPS; virtual time %.3fs\n",
+		retired, m.ICount(), elapsed.Seconds(), mips, float64(m.Now())/1e9)
 }
 
 // persistDisk writes the blocks the guest changed back to the disk file.

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"everett/explorer"
+)
+
+type exploreFlags struct {
+	elf         string
+	smp         int
+	seed        uint64
+	universes   int
+	wall        time.Duration
+	workers     int
+	out         string
+	metricsAddr string
+	maxInsns    uint64
+}
+
+func newExploreCmd() *cobra.Command {
+	var f exploreFlags
+	cmd := &cobra.Command{
+		Use:   "explore [SPEC.yaml | --elf PROG --smp N]",
+		Short: "Search seeds, schedules and faults of a universe for failures",
+		Long: `Explore runs many universes of a spec — each a function of one seed — varying
+the hart schedule, network fates, partitions, crashes, disk faults and clock
+skew, forking new futures from snapshots of interesting states, and reports
+every distinct failure with everything needed to replay it.
+
+Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExplore(args, f, cmd.OutOrStdout(), os.Stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
+	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
+	fl.Uint64Var(&f.seed, "seed", 1, "root seed")
+	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget)")
+	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; ends the search between batches)")
+	fl.IntVar(&f.workers, "workers", 0, "host goroutines running universes (default: all cores)")
+	fl.StringVar(&f.out, "out", "everett-out", "directory for reports and the summary")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
+	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
+	return cmd
+}
+
+// Summary is the summary file of a search.
+type Summary struct {
+	Spec       string                    `json:"spec"`
+	Seed       uint64                    `json:"seed"`
+	Universes  int                       `json:"universes"`
+	Failures   []SummaryFailure          `json:"failures"`
+	Assertions []explorer.AssertionState `json:"assertions"`
+	NeverHit   []string                  `json:"sometimes_never_reached"`
+	Coverage   int                       `json:"coverage_edges"`
+	Elapsed    string                    `json:"elapsed"`
+}
+
+// SummaryFailure names one distinct failure and its report.
+type SummaryFailure struct {
+	Signature string `json:"signature"`
+	Universe  int    `json:"universe"`
+	Report    string `json:"report"`
+	Replay    string `json:"replay"`
+}
+
+func loadExploreSpec(args []string, elf string, smp int) (*explorer.Spec, string, error) {
+	switch {
+	case len(args) == 1 && elf != "":
+		return nil, "", usageErr("give a SPEC.yaml or --elf, not both")
+	case len(args) == 1:
+		s, err := explorer.LoadSpec(args[0])
+		if err != nil {
+			return nil, "", usageErr("%s: %v", args[0], err)
+		}
+		return s, args[0], nil
+	case elf != "":
+		s, err := explorer.ELFSpec(elf, smp)
+		if err != nil {
+			return nil, "", usageErr("%v", err)
+		}
+		return s, elf, nil
+	}
+	return nil, "", usageErr("nothing to explore: give a SPEC.yaml or --elf PROG")
+}
+
+func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
+	spec, name, err := loadExploreSpec(args, f.elf, f.smp)
+	if err != nil {
+		return err
+	}
+	if f.maxInsns != 0 {
+		spec.Budgets.Instructions = f.maxInsns
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return usageErr("--out: %v", err)
+	}
+	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers}
+	if isTerminal(os.Stderr) {
+		o.Progress = stderr
+	}
+	if f.metricsAddr != "" {
+		o.Metrics = explorer.NewMetrics()
+		addr, stop, err := o.Metrics.Serve(f.metricsAddr)
+		if err != nil {
+			return usageErr("--metrics-addr: %v", err)
+		}
+		defer stop()
+		fmt.Fprintf(stderr, "everett: metrics on http://%s/metrics\n", addr)
+	}
+	var writeErr error
+	paths := map[string]string{}
+	o.OnFailure = func(r *explorer.Report) {
+		p, err := r.Write(f.out)
+		if err != nil && writeErr == nil {
+			writeErr = err
+		}
+		paths[r.Signature] = p
+		fmt.Fprintf(stdout, "FAILURE universe %d: %s\n  reproduce with: %s\n", r.Universe, r.Signature, r.Replay)
+	}
+	res, err := explorer.Explore(spec, o)
+	if err != nil {
+		return err
+	}
+	if writeErr != nil {
+		return fmt.Errorf("writing reports: %w", writeErr)
+	}
+	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
+		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
+	for _, r := range res.Failures {
+		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
+	}
+	for _, a := range res.Assertions {
+		if (a.Kind == "sometimes" || a.Kind == "reachable") && !a.Reached {
+			sum.NeverHit = append(sum.NeverHit, a.Kind+": "+a.Message)
+		}
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := os.WriteFile(filepath.Join(f.out, "summary.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	fmt.Fprintf(stdout, "explored %d universes in %s: %d distinct failure(s), %d edges covered; summary in %s\n",
+		res.Universes, sum.Elapsed, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+	for _, n := range sum.NeverHit {
+		fmt.Fprintf(stdout, "  never reached: %s\n", n)
+	}
+	if len(res.Failures) > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func newReplayCmd() *cobra.Command {
+	var until uint64
+	var console bool
+	cmd := &cobra.Command{
+		Use:   "replay REPORT.json",
+		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := explorer.LoadReport(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			o := explorer.ReplayOptions{Until: until}
+			if console {
+				o.Echo = func(node int) interface{ Write([]byte) (int, error) } { return cmd.OutOrStdout() }
+			}
+			res, err := explorer.Replay(r, o)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			out := cmd.OutOrStdout()
+			switch {
+			case res.Failure == nil:
+				fmt.Fprintf(out, "no failure by instruction %d (state hash %s)\n", res.ICount, res.StateHash)
+				return nil
+			case res.Reproduced:
+				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
+					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+			default:
+				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
+					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
+			}
+			return &exitError{code: 1}
+		},
+	}
+	cmd.Flags().Uint64Var(&until, "until", 0, "stop at this instruction count")
+	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
+	return cmd
+}

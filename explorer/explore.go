@@ -1,0 +1,238 @@
+package explorer
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"everett/emu"
+)
+
+// Options bound and direct a search.
+type Options struct {
+	Seed      uint64        // root seed
+	Universes int           // 0: the spec's budget
+	Wall      time.Duration // 0: the spec's budget (0 there: none)
+	Workers   int           // 0: every host core
+	// Progress, when set, receives a live progress line (a terminal).
+	Progress io.Writer
+	Metrics  *Metrics
+	// OnFailure is called (on the search's goroutine) for every new
+	// distinct failure.
+	OnFailure func(r *Report)
+}
+
+// Result is what a search found.
+type Result struct {
+	Universes  int
+	Failures   []*Report // distinct, in the order found
+	Assertions []AssertionState
+	Coverage   int // edges covered
+	Corpus     int
+	ICount     uint64
+	Elapsed    time.Duration
+}
+
+// batchSize fixes how many universes are planned together. It does not
+// depend on the number of workers, so that the search is the same with any
+// number of them.
+const batchSize = 8
+
+// job is one universe to run.
+type job struct {
+	index  int
+	seed   uint64
+	parent *UniverseSnapshot // nil: a root universe
+}
+
+// outcome is what a universe did.
+type outcome struct {
+	job     job
+	u       *Universe
+	err     error
+	elapsed time.Duration
+}
+
+// Explore runs a search and returns what it found. Results depend only on
+// the spec and the options' seed and universe count: never on the number of
+// workers or on host speed (a wall-time budget ends the search between
+// batches).
+func Explore(spec *Spec, o Options) (*Result, error) {
+	start := time.Now()
+	n := o.Universes
+	if n == 0 {
+		n = spec.Budgets.Universes
+	}
+	wall := o.Wall
+	if wall == 0 {
+		wall = time.Duration(spec.Budgets.Wall)
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	ctl := emu.NewPRNG(derive(o.Seed, 99))
+	global := make([]byte, covBytes)
+	var corpus []*UniverseSnapshot
+	var cat assertions
+	res := &Result{}
+	seen := map[string]bool{}
+
+	jobs := make(chan job)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- runJob(spec, j, global)
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+	}()
+
+	for base := 0; base < n; base += batchSize {
+		if wall > 0 && time.Since(start) > wall {
+			break
+		}
+		// Plan the batch from the corpus as it is now.
+		var batch []job
+		for i := base; i < min(base+batchSize, n); i++ {
+			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i))}
+			if i == 0 {
+				j.seed = o.Seed // universe 0 is the root seed itself
+			}
+			pick := ctl.Uint64()
+			if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
+				j.parent = corpus[(pick/100)%uint64(len(corpus))]
+			}
+			batch = append(batch, j)
+		}
+		go func() {
+			for _, j := range batch {
+				jobs <- j
+			}
+		}()
+		outs := make([]outcome, len(batch))
+		for range batch {
+			r := <-results
+			outs[r.job.index-base] = r
+		}
+		// Merge in universe order.
+		for _, r := range outs {
+			if r.err != nil {
+				return nil, fmt.Errorf("universe %d: %w", r.job.index, r.err)
+			}
+			u := r.u
+			res.Universes++
+			res.ICount += u.ICount()
+			if u.cov != nil {
+				for i, b := range u.cov {
+					if b != 0 {
+						global[i] = 1
+					}
+				}
+			}
+			cat.merge(u.asserts.list())
+			for _, s := range u.snaps {
+				corpus = append(corpus, s)
+				if len(corpus) > spec.Search.Corpus {
+					corpus = corpus[1:]
+				}
+			}
+			if o.Metrics != nil {
+				o.Metrics.universe(u, r.elapsed)
+			}
+			if u.failure != nil {
+				sig := u.failure.Signature()
+				if !seen[sig] {
+					seen[sig] = true
+					rep := newReport(spec, o.Seed, r.job.index, u)
+					res.Failures = append(res.Failures, rep)
+					if o.Metrics != nil {
+						o.Metrics.failure()
+					}
+					if o.OnFailure != nil {
+						o.OnFailure(rep)
+					}
+				}
+			}
+		}
+		res.Coverage = countEdges(global)
+		res.Corpus = len(corpus)
+		if o.Metrics != nil {
+			o.Metrics.coverage(res.Coverage, len(corpus))
+		}
+		if o.Progress != nil {
+			el := time.Since(start).Seconds()
+			fmt.Fprintf(o.Progress, "\reverett explore: %d/%d universes  %.0f MIPS  %d edges  corpus %d  %d failures   ",
+				res.Universes, n, float64(res.ICount)/el/1e6, res.Coverage, len(corpus), len(res.Failures))
+		}
+	}
+	if o.Progress != nil {
+		fmt.Fprintln(o.Progress)
+	}
+	res.Assertions = cat.list()
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// runJob runs one universe to its end.
+func runJob(spec *Spec, j job, global []byte) outcome {
+	start := time.Now()
+	var u *Universe
+	var err error
+	if j.parent == nil {
+		u, err = newUniverse(spec, j.seed, global)
+	} else {
+		u, err = fork(spec, j.parent, j.seed, global)
+	}
+	if err != nil {
+		return outcome{job: j, err: err}
+	}
+	u.runTo(0)
+	u.release()
+	return outcome{job: j, u: u, elapsed: time.Since(start)}
+}
+
+// release drops the machines of a finished universe (keeping what the
+// search reads: failure, assertions, coverage, snapshots, decisions).
+func (u *Universe) release() {
+	u.hash = u.StateHash()
+	u.icountEnd = u.ICount()
+	u.tails = u.ConsoleTails()
+	for _, n := range u.nodes {
+		if n.b != nil {
+			n.icount += n.b.ICount()
+		}
+		n.b = nil
+		n.down = true
+	}
+}
+
+func countEdges(b []byte) int {
+	n := 0
+	for _, x := range b {
+		if x != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// sortedSignatures returns the keys of m in order.
+func sortedSignatures(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

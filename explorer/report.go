@@ -1,0 +1,244 @@
+package explorer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"everett/emu/board"
+)
+
+// ReportFormat names the report format and its version.
+const ReportFormat = "everett-report/1"
+
+// Report is everything needed to replay one failure exactly: the spec with
+// its images (paths and SHA-256), the root seed of the search, the
+// universe's fork path (a root seed, then the seeds it was forked with and
+// when), the fault plan, the decisions it made, where it failed, and what
+// the guest said.
+type Report struct {
+	Format     string           `json:"format"`
+	Signature  string           `json:"signature"`
+	Failure    Failure          `json:"failure"`
+	Spec       ReportSpec       `json:"spec"`
+	RootSeed   uint64           `json:"root_seed"`
+	Universe   int              `json:"universe"`
+	Path       []Fork           `json:"fork_path"`
+	Plan       Plan             `json:"plan"`
+	Decisions  []Decision       `json:"decisions"`
+	Suppressed []int            `json:"suppressed,omitempty"`
+	ICount     uint64           `json:"instructions"`
+	Time       uint64           `json:"virtual_time_ns"`
+	StateHash  string           `json:"state_hash"`
+	Console    []string         `json:"console_tails"`
+	Assertions []AssertionState `json:"assertions"`
+	Replay     string           `json:"replay"`
+}
+
+// ReportSpec is a spec as a report stores it: the settings, and every
+// node's machine with its images resolved to paths and hashes.
+type ReportSpec struct {
+	Spec
+	Boards []*board.Spec `json:"boards"`
+}
+
+func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
+	r := &Report{
+		Format:     ReportFormat,
+		Signature:  u.failure.Signature(),
+		Failure:    *u.failure,
+		Spec:       ReportSpec{Spec: *s, Boards: s.nodes},
+		RootSeed:   root,
+		Universe:   index,
+		Path:       append([]Fork(nil), u.path...),
+		Plan:       u.plan,
+		Decisions:  append([]Decision(nil), u.decisions...),
+		ICount:     u.icountEnd,
+		Time:       u.failTime,
+		StateHash:  fmt.Sprintf("%016x", u.hash),
+		Console:    u.tails,
+		Assertions: u.asserts.list(),
+	}
+	for k := range u.suppress {
+		r.Suppressed = append(r.Suppressed, k)
+	}
+	return r
+}
+
+// FileName is the report's file name: derived from its signature, so that
+// a failure found again overwrites its own report.
+func (r *Report) FileName() string {
+	sum := sha256.Sum256([]byte(r.Signature))
+	slug := strings.Map(func(c rune) rune {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			return c
+		}
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return '-'
+	}, r.Failure.Kind+"-"+r.Failure.Message)
+	if len(slug) > 40 {
+		slug = slug[:40]
+	}
+	return fmt.Sprintf("failure-%s-%s.json", strings.Trim(slug, "-"), hex.EncodeToString(sum[:4]))
+}
+
+// Write saves the report into dir atomically (temporary file and rename).
+func (r *Report) Write(dir string) (string, error) {
+	path := filepath.Join(dir, r.FileName())
+	r.Replay = "everett replay " + path
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, writeAtomic(path, append(b, '\n'))
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ErrReport is wrapped by errors about a report file.
+var ErrReport = errors.New("invalid report")
+
+// MaxReportBytes bounds a report file.
+const MaxReportBytes = 64 << 20
+
+// LoadReport reads a report and the images it names (checking their
+// hashes).
+func LoadReport(path string) (*Report, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > MaxReportBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrReport, path, st.Size(), MaxReportBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrReport, path, err)
+	}
+	if r.Format != ReportFormat {
+		return nil, fmt.Errorf("%w: %s: format %q, want %q", ErrReport, path, r.Format, ReportFormat)
+	}
+	if len(r.Path) == 0 || r.Path[0].At != 0 {
+		return nil, fmt.Errorf("%w: %s: empty or malformed fork path", ErrReport, path)
+	}
+	if len(r.Spec.Boards) == 0 || len(r.Spec.Boards) > MaxNodes {
+		return nil, fmt.Errorf("%w: %s: %d nodes", ErrReport, path, len(r.Spec.Boards))
+	}
+	for i, b := range r.Spec.Boards {
+		if b == nil {
+			return nil, fmt.Errorf("%w: %s: node %d missing", ErrReport, path, i)
+		}
+		if err := b.Load(); err != nil {
+			return nil, fmt.Errorf("%w: node %d: %v", ErrReport, i, err)
+		}
+	}
+	return r, nil
+}
+
+// spec rebuilds the report's spec.
+func (r *Report) spec() *Spec {
+	s := r.Spec.Spec
+	s.nodes = r.Spec.Boards
+	return &s
+}
+
+// ReplayResult is what a replay did.
+type ReplayResult struct {
+	Failure    *Failure
+	ICount     uint64
+	Time       uint64
+	StateHash  string
+	Reproduced bool // same failure, same instruction count, same state hash
+	Console    []string
+	Universe   *Universe
+}
+
+// ReplayOptions direct a replay.
+type ReplayOptions struct {
+	// Until stops the replay at this universe instruction count (0: run
+	// to the end).
+	Until uint64
+	// Echo gives each node's console to a writer as it is produced.
+	Echo func(node int) interface{ Write([]byte) (int, error) }
+	// Suppress replays with these decisions suppressed (shrinking).
+	Suppress []int
+}
+
+// Replay runs the report's universe again along its fork path.
+func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
+	s := r.spec()
+	u, err := newUniverseEcho(s, r.Path[0].Seed, o.Echo, append(o.Suppress, r.Suppressed...))
+	if err != nil {
+		return nil, err
+	}
+	for k := 1; k < len(r.Path); k++ {
+		u.runUntilCount(r.Path[k].At, o.Until)
+		if u.failure != nil || u.finished || (o.Until != 0 && u.ICount() >= o.Until) {
+			break
+		}
+		if u.t != r.Path[k].At {
+			return nil, fmt.Errorf("%w: the universe ended at %d ns, before its fork at %d ns", ErrReport, u.t, r.Path[k].At)
+		}
+		u.forkAt(r.Path[k].Seed)
+	}
+	if u.failure == nil && !u.finished && (o.Until == 0 || u.ICount() < o.Until) {
+		u.runUntilCount(0, o.Until)
+	}
+	res := &ReplayResult{
+		Failure:   u.failure,
+		ICount:    u.ICount(),
+		Time:      u.failTime,
+		StateHash: fmt.Sprintf("%016x", u.StateHash()),
+		Console:   u.ConsoleTails(),
+		Universe:  u,
+	}
+	res.Reproduced = u.failure != nil && u.failure.Signature() == r.Signature &&
+		res.ICount == r.ICount && res.StateHash == r.StateHash
+	return res, nil
+}
+
+// newUniverseEcho is newUniverse with console echo and suppressed decisions.
+func newUniverseEcho(s *Spec, root uint64, echo func(int) interface{ Write([]byte) (int, error) }, suppress []int) (*Universe, error) {
+	u, err := newUniverseWith(s, root, nil, func(u *Universe) {
+		u.echo = echo
+		u.maxSnaps = 0
+		if len(suppress) > 0 {
+			u.suppress = map[int]bool{}
+			for _, k := range suppress {
+				u.suppress[k] = true
+			}
+		}
+	})
+	return u, err
+}

@@ -1,0 +1,138 @@
+package explorer
+
+import (
+	"regexp"
+
+	"everett/emu"
+	"everett/emu/board"
+	"everett/hw"
+)
+
+// UniverseSnapshot is a frozen universe: every node's machine snapshot (the
+// copy-on-write pages are shared with the universe it came from and with
+// every fork), the switch, the fault schedule and the oracles' state. A
+// snapshot is immutable: many universes fork from it at once.
+type UniverseSnapshot struct {
+	T      uint64
+	ICount uint64
+	Path   []Fork
+	Why    string
+
+	plan       Plan
+	nodes      []nodeState
+	sw         *Switch
+	net, flt   []byte
+	faults     []faultEvent
+	faultSq    int
+	asserts    []AssertionState
+	setupDone  bool
+	setupAt    uint64
+	progressAt uint64
+	liveStart  uint64
+	decisions  []Decision
+	next       int
+	newEdges   int
+}
+
+type nodeState struct {
+	spec    *board.Spec
+	snap    *emu.Snapshot
+	down    bool
+	done    bool
+	icount  uint64
+	tail    []byte
+	line    []byte
+	written uint64
+}
+
+// takeSnapshot freezes the universe (at a window boundary) into its list of
+// snapshots, which the search may add to its corpus.
+func (u *Universe) takeSnapshot(why string) {
+	if len(u.snaps) >= u.maxSnaps {
+		return
+	}
+	u.snaps = append(u.snaps, u.Snapshot(why))
+}
+
+// Snapshot freezes the universe at its current window boundary.
+func (u *Universe) Snapshot(why string) *UniverseSnapshot {
+	s := &UniverseSnapshot{
+		T: u.t, ICount: u.ICount(), Path: append([]Fork(nil), u.path...), Why: why,
+		plan: u.plan, sw: u.sw.clone(nil), faults: append([]faultEvent(nil), u.faults...),
+		faultSq: u.faultSq, asserts: u.asserts.list(), setupDone: u.setupDone, setupAt: u.setupAt,
+		progressAt: u.progressAt, liveStart: u.liveStart,
+		decisions: append([]Decision(nil), u.decisions...), next: u.nextDecision, newEdges: u.newEdges,
+	}
+	var e hw.Encoder
+	u.netRNG.Save(&e)
+	s.net = append([]byte(nil), e.Bytes()...)
+	e.Reset()
+	u.fltRNG.Save(&e)
+	s.flt = append([]byte(nil), e.Bytes()...)
+	for _, n := range u.nodes {
+		ns := nodeState{spec: n.spec, down: n.down, done: n.done, icount: n.icount}
+		if n.console != nil {
+			ns.tail = append([]byte(nil), n.console.tail...)
+			ns.line = append([]byte(nil), n.console.line...)
+			ns.written = n.console.bytes
+		}
+		if !n.down {
+			ns.snap = n.b.Snapshot()
+		}
+		s.nodes = append(s.nodes, ns)
+	}
+	return s
+}
+
+// fork builds a universe from snapshot s whose future is seeded with seed.
+func fork(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte) (*Universe, error) {
+	u := &Universe{
+		spec: spec, plan: s.plan, t: s.T,
+		path:      append([]Fork(nil), s.Path...),
+		globalCov: globalCov, maxSnaps: 4,
+		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
+		progressAt: s.progressAt, liveStart: s.liveStart,
+		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
+	}
+	u.setup()
+	u.sw = s.sw.clone(u)
+	u.asserts.merge(s.asserts)
+	for i, ns := range s.nodes {
+		n := &node{spec: ns.spec, down: ns.down, done: ns.done, icount: ns.icount}
+		u.nodes = append(u.nodes, n)
+		if ns.down {
+			continue
+		}
+		if err := u.boot(i, true, ns.snap); err != nil {
+			return nil, err
+		}
+		n.console.tail = append([]byte(nil), ns.tail...)
+		n.console.line = append([]byte(nil), ns.line...)
+		n.console.bytes = ns.written
+	}
+	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
+	_ = u.netRNG.Restore(hw.NewDecoder(s.net))
+	_ = u.fltRNG.Restore(hw.NewDecoder(s.flt))
+	u.faults = append([]faultEvent(nil), s.faults...)
+	u.forkAt(seed)
+	return u, nil
+}
+
+// forkAt gives the universe a new future from its current time: every
+// stream restarts from seed, pending heals and restarts of its past stay,
+// and new partitions and crashes are drawn. A fork from a snapshot and a
+// replay that reaches the fork's time both do exactly this.
+func (u *Universe) forkAt(seed uint64) {
+	var keep []faultEvent
+	for _, f := range u.faults {
+		if f.Kind == "heal" || f.Kind == "restart" {
+			keep = append(keep, f)
+		}
+	}
+	u.reseed(seed)
+	u.faults = append(u.faults, keep...)
+	sortFaults(u.faults)
+	u.path = append(u.path, Fork{At: u.t, Seed: seed})
+}
+
+func mustCompile(p string) *regexp.Regexp { return regexp.MustCompile(p) }

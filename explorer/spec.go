@@ -1,0 +1,458 @@
+// Package explorer searches the space of schedules, faults and timings of a
+// universe — one or more emulated machines on one goroutine, connected by a
+// simulated network — for failures, and hands back reports that replay
+// exactly. See design.md §5.
+package explorer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"everett/emu"
+	"everett/emu/board"
+)
+
+// Spec is a universe spec, as written in YAML. Every field is validated by
+// Load before anything runs.
+type Spec struct {
+	Name    string       `yaml:"name" json:"name"`
+	Nodes   []NodeSpec   `yaml:"nodes" json:"nodes"`
+	Network NetworkSpec  `yaml:"network" json:"network"`
+	Faults  FaultSpec    `yaml:"faults" json:"faults"`
+	Oracles OracleSpec   `yaml:"oracles" json:"oracles"`
+	Budgets BudgetSpec   `yaml:"budgets" json:"budgets"`
+	Search  SearchSpec   `yaml:"search" json:"search"`
+	dir     string       // directory paths are relative to
+	nodes   []*board.Spec // resolved, one per node
+}
+
+// NodeSpec describes one node, or Count identical nodes: "{i}" in Name and
+// Append is replaced by the node's index.
+type NodeSpec struct {
+	Name   string `yaml:"name" json:"name"`
+	Count  int    `yaml:"count" json:"count,omitempty"`
+	ELF    string `yaml:"elf" json:"elf,omitempty"`
+	Kernel string `yaml:"kernel" json:"kernel,omitempty"`
+	Initrd string `yaml:"initrd" json:"initrd,omitempty"`
+	BIOS   string `yaml:"bios" json:"bios,omitempty"`
+	Append string `yaml:"append" json:"append,omitempty"`
+	Harts  int    `yaml:"harts" json:"harts"`
+	Memory string `yaml:"memory" json:"memory,omitempty"`
+	Disk   string `yaml:"disk" json:"disk,omitempty"`
+}
+
+// NetworkSpec is the simulated switch.
+type NetworkSpec struct {
+	LatencyMin Duration `yaml:"latency_min" json:"latency_min"`
+	LatencyMax Duration `yaml:"latency_max" json:"latency_max"`
+}
+
+// FaultSpec says which fault kinds may be used and how strongly. A kind left
+// unset is decided per seed by swarm testing (when Swarm is true, the
+// default); "off" disables it; a value forces it.
+type FaultSpec struct {
+	Swarm      *bool    `yaml:"swarm" json:"swarm,omitempty"`
+	Drop       *float64 `yaml:"drop" json:"drop,omitempty"`             // per-packet probability
+	Duplicate  *float64 `yaml:"duplicate" json:"duplicate,omitempty"`   // per-packet probability
+	Reorder    *float64 `yaml:"reorder" json:"reorder,omitempty"`       // per-packet probability of extra delay
+	Partitions *int     `yaml:"partitions" json:"partitions,omitempty"` // partition events per universe
+	Crashes    *int     `yaml:"crashes" json:"crashes,omitempty"`       // node crashes per universe
+	DiskErrors *float64 `yaml:"disk_errors" json:"disk_errors,omitempty"`
+	DiskCorrupt *float64 `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
+	ClockSkew  *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
+	Schedule   string   `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
+	// Chaos is the virtual time from the start (or from setup_complete)
+	// during which faults are injected.
+	Chaos Duration `yaml:"chaos" json:"chaos"`
+}
+
+// OracleSpec lists the checks beyond the always-on ones (SDK assertions,
+// exit codes, kernel panics).
+type OracleSpec struct {
+	Console []string `yaml:"console" json:"console,omitempty"` // regexps that mean failure
+	// Hang fails a universe with no progress (SDK progress or console
+	// output) for this much virtual time (0: off).
+	Hang Duration `yaml:"hang" json:"hang,omitempty"`
+	// Liveness: after the chaos phase, heal a quorum and require progress
+	// within this much virtual time (0: off).
+	Liveness Duration `yaml:"liveness" json:"liveness,omitempty"`
+	// BudgetIsHang reports a universe that exhausts its budgets without
+	// finishing as a hang (the default for bare-metal programs).
+	BudgetIsHang *bool `yaml:"budget_is_hang" json:"budget_is_hang,omitempty"`
+	// DefaultConsole enables the built-in console patterns (kernel panic,
+	// oops, BUG, a process killed by a signal); default true.
+	DefaultConsole *bool `yaml:"default_console" json:"default_console,omitempty"`
+}
+
+// BudgetSpec bounds universes and the whole search.
+type BudgetSpec struct {
+	Time         Duration `yaml:"time" json:"time"`                 // virtual time per universe
+	Instructions uint64   `yaml:"instructions" json:"instructions"` // per universe, all nodes
+	Universes    int      `yaml:"universes" json:"universes"`
+	Wall         Duration `yaml:"wall" json:"wall,omitempty"` // host time for the whole search
+}
+
+// SearchSpec tunes the multiverse search.
+type SearchSpec struct {
+	Coverage   string `yaml:"coverage" json:"coverage,omitempty"` // "lo-hi" address range, an ELF symbol prefix ("sym:name"), or "off"
+	Corpus     int    `yaml:"corpus" json:"corpus,omitempty"`     // max snapshots kept
+	ForkPercent int   `yaml:"fork_percent" json:"fork_percent,omitempty"`
+}
+
+// Duration is a time.Duration read from YAML as "100us", "2s", ...
+type Duration time.Duration
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (e.g. 100us, 2s)", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Ns returns the duration in virtual nanoseconds (= instruction slots).
+func (d Duration) Ns() uint64 { return uint64(time.Duration(d).Nanoseconds()) }
+
+// ErrSpec is wrapped by every spec validation error.
+var ErrSpec = errors.New("invalid universe spec")
+
+// Limits of a spec.
+const (
+	MaxNodes        = 16
+	MaxConsoleRules = 64
+)
+
+func specErr(field, format string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrSpec, field, fmt.Sprintf(format, a...))
+}
+
+// LoadSpec reads and validates a YAML spec file.
+func LoadSpec(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := filepath.Abs(filepath.Dir(path))
+	return ParseSpec(b, dir)
+}
+
+// ParseSpec parses and validates a YAML spec; relative paths are relative
+// to dir.
+func ParseSpec(b []byte, dir string) (*Spec, error) {
+	s := &Spec{}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSpec, err)
+	}
+	s.dir = dir
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ELFSpec is the smallest spec: one bare-metal program on harts harts.
+func ELFSpec(path string, harts int) (*Spec, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Spec{
+		Name:  filepath.Base(path),
+		Nodes: []NodeSpec{{Name: "node", ELF: abs, Harts: harts}},
+		dir:   filepath.Dir(abs),
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Defaults.
+const (
+	defaultLatencyMin       = 50 * time.Microsecond
+	defaultLatencyMax       = 500 * time.Microsecond
+	defaultBareInstructions = 200_000_000
+	defaultLinuxTime        = 20 * time.Second
+	defaultBareTime         = 10 * time.Second
+	defaultUniverses        = 1000
+	defaultCorpus           = 32
+	defaultForkPercent      = 50
+	defaultNodeMemory       = 256 << 20
+	defaultBareMemory       = 128 << 20
+)
+
+func (s *Spec) validate() error {
+	if len(s.Nodes) == 0 {
+		return specErr("nodes", "at least one node is needed")
+	}
+	s.nodes = nil
+	for i := range s.Nodes {
+		n := &s.Nodes[i]
+		f := fmt.Sprintf("nodes[%d]", i)
+		count := n.Count
+		if count == 0 {
+			count = 1
+		}
+		if count < 0 || len(s.nodes)+count > MaxNodes {
+			return specErr(f+".count", "%d nodes in all exceeds the limit of %d", len(s.nodes)+count, MaxNodes)
+		}
+		bare := n.ELF != ""
+		if bare == (n.Kernel != "") {
+			return specErr(f, "give exactly one of elf (a bare-metal program) or kernel")
+		}
+		if bare && (n.Initrd != "" || n.Disk != "" || n.Append != "" || n.BIOS != "") {
+			return specErr(f, "a bare-metal node (elf) takes no initrd, disk, append or bios")
+		}
+		if n.Harts == 0 {
+			n.Harts = 1
+		}
+		maxHarts := emu.MaxHarts
+		if !bare {
+			maxHarts = 8
+		}
+		if n.Harts < 1 || n.Harts > maxHarts {
+			return specErr(f+".harts", "%d harts (want 1..%d)", n.Harts, maxHarts)
+		}
+		mem := uint64(defaultNodeMemory)
+		if bare {
+			mem = defaultBareMemory
+		}
+		if n.Memory != "" {
+			v, err := ParseSize(n.Memory)
+			if err != nil {
+				return specErr(f+".memory", "%v", err)
+			}
+			mem = v
+		}
+		img := func(field, p string) (*board.Image, error) {
+			if p == "" {
+				return nil, nil
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(s.dir, p)
+			}
+			im, err := board.NewImage(p)
+			if err != nil {
+				return nil, specErr(f+"."+field, "%v", err)
+			}
+			return im, nil
+		}
+		var images [5]*board.Image
+		for j, x := range []struct{ field, path string }{
+			{"elf", n.ELF}, {"kernel", n.Kernel}, {"initrd", n.Initrd}, {"disk", n.Disk}, {"bios", n.BIOS},
+		} {
+			im, err := img(x.field, x.path)
+			if err != nil {
+				return err
+			}
+			images[j] = im
+		}
+		if bare {
+			if _, err := emu.ParseELF(images[0].Data); err != nil {
+				return specErr(f+".elf", "%v", err)
+			}
+		} else if images[4] == nil {
+			im, err := board.NewImage(board.DefaultBIOS)
+			if err != nil {
+				return specErr(f+".bios", "not given, and OpenSBI is not installed at %s (apt-get install opensbi)", board.DefaultBIOS)
+			}
+			images[4] = im
+		}
+		if images[3] != nil && (len(images[3].Data) == 0 || len(images[3].Data)%512 != 0) {
+			return specErr(f+".disk", "size %d is not a positive multiple of 512 bytes", len(images[3].Data))
+		}
+		for k := 0; k < count; k++ {
+			idx := len(s.nodes)
+			bs := &board.Spec{Harts: n.Harts, RAMBytes: mem}
+			if bare {
+				bs.Board = board.BoardBareMetal
+				bs.ELF = images[0]
+			} else {
+				bs.Board = board.BoardVirt
+				bs.Kernel, bs.Initrd, bs.Disk, bs.BIOS = images[1], images[2], images[3], images[4]
+				bs.Append = strings.ReplaceAll(n.Append, "{i}", strconv.Itoa(idx))
+				if bs.Append == "" {
+					bs.Append = "console=ttyS0"
+				}
+				bs.MAC = fmt.Sprintf("52:54:00:00:00:%02x", idx+1)
+			}
+			s.nodes = append(s.nodes, bs)
+		}
+	}
+	if s.Network.LatencyMin == 0 {
+		s.Network.LatencyMin = Duration(defaultLatencyMin)
+	}
+	if s.Network.LatencyMax == 0 {
+		s.Network.LatencyMax = max(s.Network.LatencyMin, Duration(defaultLatencyMax))
+	}
+	if s.Network.LatencyMax < s.Network.LatencyMin {
+		return specErr("network.latency_max", "%v is below latency_min %v", time.Duration(s.Network.LatencyMax), time.Duration(s.Network.LatencyMin))
+	}
+	if s.Network.LatencyMin < Duration(time.Microsecond) {
+		return specErr("network.latency_min", "%v is below 1us", time.Duration(s.Network.LatencyMin))
+	}
+	for _, p := range []struct {
+		name string
+		v    *float64
+	}{{"drop", s.Faults.Drop}, {"duplicate", s.Faults.Duplicate}, {"reorder", s.Faults.Reorder}, {"disk_errors", s.Faults.DiskErrors}, {"disk_corruption", s.Faults.DiskCorrupt}} {
+		if p.v != nil && (*p.v < 0 || *p.v > 1) {
+			return specErr("faults."+p.name, "%v is not a probability in [0, 1]", *p.v)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    *int
+	}{{"partitions", s.Faults.Partitions}, {"crashes", s.Faults.Crashes}} {
+		if p.v != nil && (*p.v < 0 || *p.v > 100) {
+			return specErr("faults."+p.name, "%d is not in 0..100", *p.v)
+		}
+	}
+	switch s.Faults.Schedule {
+	case "", "swarm", "fixed", "random", "pct":
+	default:
+		return specErr("faults.schedule", "%q (want fixed, random, pct or swarm)", s.Faults.Schedule)
+	}
+	if len(s.Oracles.Console) > MaxConsoleRules {
+		return specErr("oracles.console", "%d patterns exceed the limit of %d", len(s.Oracles.Console), MaxConsoleRules)
+	}
+	for i, p := range s.Oracles.Console {
+		if _, err := regexp.Compile(p); err != nil {
+			return specErr(fmt.Sprintf("oracles.console[%d]", i), "%v", err)
+		}
+	}
+	bare := s.nodes[0].Board == board.BoardBareMetal
+	if s.Budgets.Time == 0 {
+		s.Budgets.Time = Duration(defaultLinuxTime)
+		if bare {
+			s.Budgets.Time = Duration(defaultBareTime)
+		}
+	}
+	if s.Budgets.Instructions == 0 {
+		s.Budgets.Instructions = 50_000_000_000
+		if bare {
+			s.Budgets.Instructions = defaultBareInstructions
+		}
+	}
+	if s.Budgets.Universes < 0 {
+		return specErr("budgets.universes", "%d is negative", s.Budgets.Universes)
+	}
+	if s.Budgets.Universes == 0 {
+		s.Budgets.Universes = defaultUniverses
+	}
+	if s.Faults.Chaos == 0 {
+		s.Faults.Chaos = s.Budgets.Time
+	}
+	if s.Search.Corpus == 0 {
+		s.Search.Corpus = defaultCorpus
+	}
+	if s.Search.Corpus < 0 || s.Search.Corpus > 1024 {
+		return specErr("search.corpus", "%d (want 1..1024)", s.Search.Corpus)
+	}
+	if s.Search.ForkPercent == 0 {
+		s.Search.ForkPercent = defaultForkPercent
+	}
+	if s.Search.ForkPercent < 0 || s.Search.ForkPercent > 100 {
+		return specErr("search.fork_percent", "%d (want 0..100)", s.Search.ForkPercent)
+	}
+	if _, _, err := s.coverageRange(); err != nil {
+		return specErr("search.coverage", "%v", err)
+	}
+	return nil
+}
+
+// NodeCount returns the number of nodes after expanding counts.
+func (s *Spec) NodeCount() int { return len(s.nodes) }
+
+// Boards returns the resolved machine specs, one per node.
+func (s *Spec) Boards() []*board.Spec { return s.nodes }
+
+// bareMetal reports whether the universe is one bare-metal program.
+func (s *Spec) bareMetal() bool { return s.nodes[0].Board == board.BoardBareMetal }
+
+// coverageRange returns the pc range that coverage records, or ok=false
+// when coverage is off.
+func (s *Spec) coverageRange() (lo, hi uint64, err error) {
+	c := s.Search.Coverage
+	switch {
+	case c == "off":
+		return 0, 0, nil
+	case c == "":
+		return 0, ^uint64(0), nil
+	case strings.HasPrefix(c, "sym:"):
+		name := strings.TrimPrefix(c, "sym:")
+		if !s.bareMetal() {
+			return 0, 0, fmt.Errorf("symbol ranges need a bare-metal program")
+		}
+		e, err := emu.ParseELF(s.nodes[0].ELF.Data)
+		if err != nil {
+			return 0, 0, err
+		}
+		lo, ok1 := e.Symbol(name)
+		hi, ok2 := e.Symbol(name + "_end")
+		if !ok1 || !ok2 {
+			return 0, 0, fmt.Errorf("symbols %s and %s_end not found in %s", name, name, s.nodes[0].ELF.Path)
+		}
+		return lo, hi, nil
+	}
+	a, b, ok := strings.Cut(c, "-")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q (want lo-hi, sym:NAME or off)", c)
+	}
+	lo, err1 := strconv.ParseUint(strings.TrimPrefix(a, "0x"), 16, 64)
+	hi, err2 := strconv.ParseUint(strings.TrimPrefix(b, "0x"), 16, 64)
+	if err1 != nil || err2 != nil || hi <= lo {
+		return 0, 0, fmt.Errorf("%q is not a hex range lo-hi", c)
+	}
+	return lo, hi, nil
+}
+
+// ParseSize parses sizes like 4096, 64K, 64KiB, 256M, 256MiB, 1G, 1GiB.
+func ParseSize(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	mult := uint64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   uint64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t = strings.TrimSuffix(t, u.suffix)
+			mult = u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%q is not a size (want e.g. 256MiB)", s)
+	}
+	if n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q is larger than 1 TiB", s)
+	}
+	v := n * mult
+	if v%4096 != 0 {
+		return 0, fmt.Errorf("%q is not a multiple of 4 KiB", s)
+	}
+	return v, nil
+}
