@@ -689,3 +689,25 @@ func (m *Machine) EnableCoverage(bitmap []byte, lo, hi uint64) error {
 	m.cov, m.covMask, m.covLo, m.covSpan = bitmap, uint64(len(bitmap)-1), lo, hi-lo
 	return nil
 }
+
+// Idle reports whether the machine can never run again by itself: every
+// hart is halted or waits for an interrupt, and nothing is scheduled.
+func (m *Machine) Idle() bool {
+	if len(m.events) > 0 {
+		return false
+	}
+	for _, h := range m.harts {
+		if !h.halted && (!h.waiting || h.wakeable()) {
+			return false
+		}
+	}
+	return true
+}
+
+// SkipTo moves a machine that has not run yet to virtual time t (a node that
+// boots in the middle of a cluster's run). Earlier times are ignored.
+func (m *Machine) SkipTo(t uint64) {
+	if t > m.now && !m.inRound {
+		m.now = t
+	}
+}

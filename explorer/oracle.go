@@ -33,10 +33,10 @@ func (f *Failure) Signature() string {
 type AssertionState struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
-	Hits    uint64 `json:"hits"`     // times evaluated
-	True    uint64 `json:"true"`     // times the condition held
-	Failed  bool   `json:"failed"`   // an always that was false, or an unreachable reached
-	Reached bool   `json:"reached"`  // a sometimes that held, or a reachable reached
+	Hits    uint64 `json:"hits"`    // times evaluated
+	True    uint64 `json:"true"`    // times the condition held
+	Failed  bool   `json:"failed"`  // an always that was false, or an unreachable reached
+	Reached bool   `json:"reached"` // a sometimes that held, or a reachable reached
 }
 
 // MaxAssertions bounds the distinct assertions a universe tracks; a guest

@@ -24,14 +24,14 @@ import (
 // Spec is a universe spec, as written in YAML. Every field is validated by
 // Load before anything runs.
 type Spec struct {
-	Name    string       `yaml:"name" json:"name"`
-	Nodes   []NodeSpec   `yaml:"nodes" json:"nodes"`
-	Network NetworkSpec  `yaml:"network" json:"network"`
-	Faults  FaultSpec    `yaml:"faults" json:"faults"`
-	Oracles OracleSpec   `yaml:"oracles" json:"oracles"`
-	Budgets BudgetSpec   `yaml:"budgets" json:"budgets"`
-	Search  SearchSpec   `yaml:"search" json:"search"`
-	dir     string       // directory paths are relative to
+	Name    string        `yaml:"name" json:"name"`
+	Nodes   []NodeSpec    `yaml:"nodes" json:"nodes"`
+	Network NetworkSpec   `yaml:"network" json:"network"`
+	Faults  FaultSpec     `yaml:"faults" json:"faults"`
+	Oracles OracleSpec    `yaml:"oracles" json:"oracles"`
+	Budgets BudgetSpec    `yaml:"budgets" json:"budgets"`
+	Search  SearchSpec    `yaml:"search" json:"search"`
+	dir     string        // directory paths are relative to
 	nodes   []*board.Spec // resolved, one per node
 }
 
@@ -60,16 +60,16 @@ type NetworkSpec struct {
 // unset is decided per seed by swarm testing (when Swarm is true, the
 // default); "off" disables it; a value forces it.
 type FaultSpec struct {
-	Swarm      *bool    `yaml:"swarm" json:"swarm,omitempty"`
-	Drop       *float64 `yaml:"drop" json:"drop,omitempty"`             // per-packet probability
-	Duplicate  *float64 `yaml:"duplicate" json:"duplicate,omitempty"`   // per-packet probability
-	Reorder    *float64 `yaml:"reorder" json:"reorder,omitempty"`       // per-packet probability of extra delay
-	Partitions *int     `yaml:"partitions" json:"partitions,omitempty"` // partition events per universe
-	Crashes    *int     `yaml:"crashes" json:"crashes,omitempty"`       // node crashes per universe
-	DiskErrors *float64 `yaml:"disk_errors" json:"disk_errors,omitempty"`
-	DiskCorrupt *float64 `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
-	ClockSkew  *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
-	Schedule   string   `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
+	Swarm       *bool     `yaml:"swarm" json:"swarm,omitempty"`
+	Drop        *float64  `yaml:"drop" json:"drop,omitempty"`             // per-packet probability
+	Duplicate   *float64  `yaml:"duplicate" json:"duplicate,omitempty"`   // per-packet probability
+	Reorder     *float64  `yaml:"reorder" json:"reorder,omitempty"`       // per-packet probability of extra delay
+	Partitions  *int      `yaml:"partitions" json:"partitions,omitempty"` // partition events per universe
+	Crashes     *int      `yaml:"crashes" json:"crashes,omitempty"`       // node crashes per universe
+	DiskErrors  *float64  `yaml:"disk_errors" json:"disk_errors,omitempty"`
+	DiskCorrupt *float64  `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
+	ClockSkew   *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
+	Schedule    string    `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
 	// Chaos is the virtual time from the start (or from setup_complete)
 	// during which faults are injected.
 	Chaos Duration `yaml:"chaos" json:"chaos"`
@@ -103,9 +103,9 @@ type BudgetSpec struct {
 
 // SearchSpec tunes the multiverse search.
 type SearchSpec struct {
-	Coverage   string `yaml:"coverage" json:"coverage,omitempty"` // "lo-hi" address range, an ELF symbol prefix ("sym:name"), or "off"
-	Corpus     int    `yaml:"corpus" json:"corpus,omitempty"`     // max snapshots kept
-	ForkPercent int   `yaml:"fork_percent" json:"fork_percent,omitempty"`
+	Coverage    string `yaml:"coverage" json:"coverage,omitempty"` // "lo-hi" address range, an ELF symbol prefix ("sym:name"), or "off"
+	Corpus      int    `yaml:"corpus" json:"corpus,omitempty"`     // max snapshots kept
+	ForkPercent int    `yaml:"fork_percent" json:"fork_percent,omitempty"`
 }
 
 // Duration is a time.Duration read from YAML as "100us", "2s", ...

@@ -110,12 +110,12 @@ type built struct {
 
 // inputs are the host files, read once before the machine starts.
 type inputs struct {
-	prog                          *emu.ELF
-	bios, kernel, initrd, disk    []byte
-	consoleIn                     []byte
-	memBytes                      uint64
-	kernelPath, diskPath, prgPath string
-	elf                           []byte // the program's bytes, for a snapshot's spec
+	prog                           *emu.ELF
+	bios, kernel, initrd, disk     []byte
+	consoleIn                      []byte
+	memBytes                       uint64
+	kernelPath, diskPath, prgPath  string
+	elf                            []byte // the program's bytes, for a snapshot's spec
 	biosPath, initrdPath, consPath string
 }
 

@@ -41,6 +41,9 @@ const (
 	UARTClockHz = 3_686_400
 )
 
+// DefaultBIOS is where Debian's opensbi package installs the firmware.
+const DefaultBIOS = "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
+
 // Virtio slots used by the platform.
 const (
 	SlotBlk = 0
