@@ -1,0 +1,196 @@
+package explorer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"everett/internal/guestbuild"
+)
+
+// buildProg builds explorer/testdata/<name> with the test runtime.
+func buildProg(t *testing.T, name string) string {
+	t.Helper()
+	dir, _ := filepath.Abs("testdata")
+	return guestbuild.BuildSpec(t, guestbuild.Spec{
+		Name:         "explorer-" + name,
+		Dirs:         []string{filepath.Join(dir, "crt"), filepath.Join(dir, name)},
+		LinkerScript: filepath.Join(dir, "crt", "link.ld"),
+	})
+}
+
+func elfSpec(t *testing.T, name string, harts int) *Spec {
+	t.Helper()
+	s, err := ELFSpec(buildProg(t, name), harts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTheExplorerFindsARaceTheFixedScheduleMisses(t *testing.T) {
+	s := elfSpec(t, "racy", 2)
+	// The baseline: the fixed schedule passes.
+	fixed := *s
+	fixed.Faults.Schedule = "fixed"
+	res, err := Explore(&fixed, Options{Seed: 1, Universes: 8, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 0 {
+		t.Fatalf("the fixed schedule found %q: the race is not rare enough to test the search", res.Failures[0].Signature)
+	}
+	res, err = Explore(s, Options{Seed: 1, Universes: 200, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Signature != "exit: exit code 3" {
+		t.Fatalf("failures %v, want the lost update (exit code 3)", signatures(res))
+	}
+	rep := res.Failures[0]
+	got, err := Replay(rep, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced {
+		t.Fatalf("replay: %+v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, rep.Signature, rep.ICount, rep.StateHash)
+	}
+}
+
+func signatures(r *Result) []string {
+	var s []string
+	for _, f := range r.Failures {
+		s = append(s, fmt.Sprintf("%s (universe %d)", f.Signature, f.Universe))
+	}
+	return s
+}
+
+func TestResultsDoNotDependOnTheNumberOfWorkers(t *testing.T) {
+	s := elfSpec(t, "racy", 2)
+	var first []string
+	for _, w := range []int{1, 2, 3} {
+		res, err := Explore(s, Options{Seed: 42, Universes: 60, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := append(signatures(res), fmt.Sprintf("coverage %d corpus %d icount %d", res.Coverage, res.Corpus, res.ICount))
+		for _, f := range res.Failures {
+			got = append(got, fmt.Sprintf("%v %d %s", f.Path, f.ICount, f.StateHash))
+		}
+		if first == nil {
+			first = got
+			continue
+		}
+		if strings.Join(got, "\n") != strings.Join(first, "\n") {
+			t.Fatalf("with %d workers:\n%s\nwith 1:\n%s", w, strings.Join(got, "\n"), strings.Join(first, "\n"))
+		}
+	}
+}
+
+func TestAHangWithoutTheSDKIsFound(t *testing.T) {
+	s := elfSpec(t, "deadlock", 2)
+	s.Budgets.Instructions = 5_000_000
+	res, err := Explore(s, Options{Seed: 3, Universes: 200, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range res.Failures {
+		found = found || f.Failure.Kind == "hang"
+	}
+	if !found {
+		t.Fatalf("failures %v, want a hang", signatures(res))
+	}
+}
+
+func TestAFloodingGuestCannotExhaustHostMemory(t *testing.T) {
+	s := elfSpec(t, "flood", 1)
+	res, err := Explore(s, Options{Seed: 5, Universes: 2, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 0 {
+		t.Fatalf("failures %v", signatures(res))
+	}
+	if len(res.Assertions) > MaxAssertions {
+		t.Fatalf("%d assertions tracked, limit %d", len(res.Assertions), MaxAssertions)
+	}
+	never := 0
+	for _, a := range res.Assertions {
+		if a.Message == "never true" && !a.Reached {
+			never++
+		}
+	}
+	if never != 1 {
+		t.Fatal("the never-true sometimes is not listed as never reached")
+	}
+}
+
+func TestBadSpecsGetErrorsNamingTheField(t *testing.T) {
+	dir := t.TempDir()
+	elf := buildProg(t, "racy")
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"no nodes", "name: x\n", "nodes: at least one node"},
+		{"an unknown field", "nodes: [{elf: " + elf + "}]\nbogus: 1\n", "field bogus not found"},
+		{"a missing image", "nodes: [{kernel: /nonexistent/Image}]\n", "nodes[0].kernel"},
+		{"both elf and kernel", "nodes: [{elf: " + elf + ", kernel: " + elf + "}]\n", "nodes[0]: give exactly one"},
+		{"too many harts", "nodes: [{elf: " + elf + ", harts: 65}]\n", "nodes[0].harts"},
+		{"a bad memory size", "nodes: [{elf: " + elf + ", memory: lots}]\n", "nodes[0].memory"},
+		{"a probability above 1", "nodes: [{elf: " + elf + "}]\nfaults: {drop: 1.5}\n", "faults.drop"},
+		{"a bad duration", "nodes: [{elf: " + elf + "}]\nbudgets: {time: soon}\n", "not a duration"},
+		{"a bad console pattern", "nodes: [{elf: " + elf + "}]\noracles: {console: ['(']}\n", "oracles.console[0]"},
+		{"a bad schedule", "nodes: [{elf: " + elf + "}]\nfaults: {schedule: chaotic}\n", "faults.schedule"},
+		{"too many nodes", "nodes: [{elf: " + elf + ", count: 17}]\n", "nodes[0].count"},
+		{"a bad coverage range", "nodes: [{elf: " + elf + "}]\nsearch: {coverage: here}\n", "search.coverage"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "spec.yaml")
+			os.WriteFile(p, []byte(tc.yaml), 0o644)
+			_, err := LoadSpec(p)
+			if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an ErrSpec mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMetricsAreScrapedWithThePrometheusClientLibrary(t *testing.T) {
+	s := elfSpec(t, "racy", 2)
+	m := NewMetrics()
+	addr, stop, err := m.Serve("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if _, err := Explore(s, Options{Seed: 9, Universes: 16, Workers: 2, Metrics: m}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := fams["everett_universes_total"]
+	if u == nil || u.GetMetric()[0].GetCounter().GetValue() != 16 {
+		t.Fatalf("everett_universes_total = %v, want 16", u)
+	}
+	for _, name := range []string{"everett_instructions_total", "everett_coverage_edges", "everett_universe_seconds", "everett_universe_outcomes_total"} {
+		if fams[name] == nil {
+			t.Errorf("metric %s missing", name)
+		}
+	}
+}
