@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 )
 
 // A minimal ELF64 reader for bare-metal RISC-V programs ("System V ABI",
@@ -48,12 +49,18 @@ type ELF struct {
 	Entry    uint64
 	Segments []Segment
 	symbols  map[string]uint64
+	names    []string // sorted
 }
 
 // Symbol returns the value of a symbol from the ELF symbol table.
 func (e *ELF) Symbol(name string) (uint64, bool) {
 	v, ok := e.symbols[name]
 	return v, ok
+}
+
+// SymbolNames returns the names in the symbol table, sorted.
+func (e *ELF) SymbolNames() []string {
+	return append([]string(nil), e.names...)
 }
 
 // ParseELF parses an ELF64 little-endian RISC-V executable.
@@ -150,9 +157,11 @@ func ParseELF(b []byte) (*ELF, error) {
 			nm := string(n[:end])
 			if _, dup := e.symbols[nm]; !dup {
 				e.symbols[nm] = le.Uint64(sym[8:])
+				e.names = append(e.names, nm)
 			}
 		}
 	}
+	sort.Strings(e.names)
 	return e, nil
 }
 

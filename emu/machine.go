@@ -50,6 +50,7 @@ const (
 	StopHalted              // every hart is halted
 	StopRequest             // the host asked the machine to stop (Stop)
 	StopTime                // the virtual-time bound of RunUntil was reached
+	StopBreak               // a hart is about to execute the breakpoint address
 )
 
 func (r StopReason) String() string {
@@ -68,6 +69,8 @@ func (r StopReason) String() string {
 		return "stopped"
 	case StopTime:
 		return "time bound"
+	case StopBreak:
+		return "breakpoint"
 	}
 	return "running"
 }
@@ -94,7 +97,7 @@ type Machine struct {
 	devs  []mapping
 	cfg   Config
 
-	codePages  []*codePage
+	codePages  []*codeLeaf // by RAM page, in leaves of 512 made on first use
 	watches    []watch
 	components []component
 
@@ -102,6 +105,11 @@ type Machine struct {
 	PRNG *PRNG
 
 	sched sched
+
+	// Breakpoint (see SetBreakpoint).
+	bp       uint64
+	bpOn     bool
+	bpPassed bool
 
 	// Edge coverage (nil: off): see EnableCoverage.
 	cov     []byte
@@ -156,7 +164,7 @@ func New(cfg Config) (*Machine, error) {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
 	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed)}
-	m.codePages = make([]*codePage, m.RAM.Pages())
+	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))
 	}
@@ -432,6 +440,11 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				end = h.stallAt
 			}
 			m.runSlice(h, end, limit)
+			if m.stopped && m.reason == StopBreak {
+				// Stopped before a breakpoint, inside this hart's turn.
+				m.cur = nil
+				return m.reason
+			}
 			if limit != 0 && m.icount >= limit && h.inSlice && !m.stopped {
 				// Stopped inside this hart's turn; Run resumes here.
 				m.cur = nil
@@ -501,6 +514,9 @@ func (m *Machine) startSlice(h *Hart) {
 func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 	m.cur = h
 	h.pos = 0
+	if h.c == nil {
+		h.ensureCaches()
+	}
 	for h.local < end && !h.waiting && !m.stopped && !h.halted {
 		budget := end - h.local
 		if limit != 0 {
@@ -526,6 +542,22 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			used = 1
 		} else {
 			n := len(b.ops)
+			if m.bpOn && m.bp-pc < b.size {
+				// A breakpoint in this block: stop before it.
+				k := 0
+				for k < n && pc+uint64(b.ops[k].off) != m.bp {
+					k++
+				}
+				if k == 0 && !m.bpPassed {
+					m.bpPassed = true // Run again executes it
+					m.stop(StopBreak)
+					return
+				}
+				m.bpPassed = false
+				if k > 0 {
+					n = min(n, k)
+				}
+			}
 			if uint64(n) > budget {
 				n = int(budget)
 			}
@@ -556,7 +588,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 func (h *Hart) lookup() *block {
 	pc := h.pc
 	ctx := h.ctx
-	e := &h.jc[pc>>1&jcMask]
+	e := &h.c.jc[pc>>1&jcMask]
 	if e.pc == pc && e.ctx == ctx && e.b.valid {
 		return e.b
 	}
@@ -580,7 +612,7 @@ func (h *Hart) lookup() *block {
 	m := h.m
 	pn := (pa - m.RAM.Base) >> pageShift
 	var b *block
-	if cp := m.codePages[pn]; cp != nil {
+	if cp := m.codePage(pn); cp != nil {
 		b = cp.blocks[pa&pageMask>>1]
 	}
 	if b == nil {
@@ -710,4 +742,12 @@ func (m *Machine) SkipTo(t uint64) {
 	if t > m.now && !m.inRound {
 		m.now = t
 	}
+}
+
+// SetBreakpoint makes Run stop with StopBreak whenever a hart is about to
+// execute the instruction at virtual address pc (on=false removes it). The
+// hart's state is that before the instruction; calling Run again executes
+// it and goes on. Breakpoints observe the run without changing it.
+func (m *Machine) SetBreakpoint(pc uint64, on bool) {
+	m.bp, m.bpOn, m.bpPassed = pc, on, false
 }

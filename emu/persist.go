@@ -185,7 +185,10 @@ func (m *Machine) targetIndex(t hw.EventTarget) int {
 }
 
 // saveCore writes the machine's own state: clock, scheduler, event queue.
-func (m *Machine) saveCore(e *hw.Encoder) {
+func (m *Machine) saveCore(e *hw.Encoder) { m.saveCoreWith(e, true) }
+
+// saveCoreWith writes the machine core, with or without the scheduler.
+func (m *Machine) saveCoreWith(e *hw.Encoder, sched bool) {
 	e.Tag("machine")
 	e.U64(m.now)
 	e.U64(m.sliceEnd)
@@ -195,7 +198,9 @@ func (m *Machine) saveCore(e *hw.Encoder) {
 	e.Bool(m.ran)
 	e.Bool(m.alive)
 	e.U64(m.eventSeq)
-	m.saveSched(e)
+	if sched {
+		m.saveSched(e)
+	}
 	// Events in (at, seq) order: the heap's layout depends on history, the
 	// sorted order does not.
 	evs := append([]event(nil), m.events...)
@@ -278,7 +283,8 @@ func (m *Machine) StateHashes() []ComponentHash {
 		save(&e)
 		out = append(out, ComponentHash{Name: name, Hash: hashBytes(e.Bytes())})
 	}
-	add("machine", m.saveCore)
+	add("machine", func(e *hw.Encoder) { m.saveCoreWith(e, false) })
+	add("sched", m.saveSched)
 	for _, h := range m.harts {
 		add(fmt.Sprintf("hart%d", h.ID), h.Save)
 	}
@@ -409,4 +415,47 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 	m.cur = nil
 	m.FlushCaches()
 	return nil
+}
+
+// DiffPages returns the RAM page numbers (offset from the start of RAM /
+// 4096) whose contents differ between a and b, up to max of them.
+func DiffPages(a, b *Machine, max int) []uint64 {
+	var out []uint64
+	n := min(a.RAM.Pages(), b.RAM.Pages())
+	for pn := uint64(0); pn < n && len(out) < max; pn++ {
+		pa, pb := a.RAM.readPage(pn), b.RAM.readPage(pn)
+		if pa != pb && *pa != *pb {
+			out = append(out, pn)
+		}
+	}
+	return out
+}
+
+// DiffRegs names the architectural registers that differ between two harts:
+// pc, x1..x31, f0..f31, the privilege level and the CSRs.
+func (h *Hart) DiffRegs(o *Hart) []string {
+	var out []string
+	if h.pc != o.pc {
+		out = append(out, fmt.Sprintf("pc (%#x vs %#x)", h.pc, o.pc))
+	}
+	for i := 1; i < 32; i++ {
+		if h.x[i] != o.x[i] {
+			out = append(out, fmt.Sprintf("x%d (%#x vs %#x)", i, h.x[i], o.x[i]))
+		}
+	}
+	for i := 0; i < 32; i++ {
+		if h.f[i] != o.f[i] {
+			out = append(out, fmt.Sprintf("f%d", i))
+		}
+	}
+	if h.priv != o.priv {
+		out = append(out, "privilege level")
+	}
+	var e1, e2 hw.Encoder
+	h.Save(&e1)
+	o.Save(&e2)
+	if len(out) == 0 && string(e1.Bytes()) != string(e2.Bytes()) {
+		out = append(out, "CSRs or counters")
+	}
+	return out
 }

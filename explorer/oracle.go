@@ -163,6 +163,9 @@ func (c *consoleTap) check() {
 	if len(c.line) == 0 {
 		return
 	}
+	if w := c.u.consoleWatch; w != nil && w.Match(c.line) {
+		c.u.consoleHit = true
+	}
 	for _, p := range c.u.console {
 		if p.re.Match(c.line) {
 			c.u.fail(&Failure{Kind: "console", Message: p.name, Node: c.node, Line: string(c.line)})

@@ -90,8 +90,11 @@ func (r *Report) FileName() string {
 }
 
 // Write saves the report into dir atomically (temporary file and rename).
-func (r *Report) Write(dir string) (string, error) {
-	path := filepath.Join(dir, r.FileName())
+func (r *Report) Write(dir string) (string, error) { return r.WriteAs(dir, r.FileName()) }
+
+// WriteAs saves the report as dir/name atomically.
+func (r *Report) WriteAs(dir, name string) (string, error) {
+	path := filepath.Join(dir, name)
 	r.Replay = "everett replay " + path
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -182,6 +185,7 @@ type ReplayResult struct {
 	Reproduced bool // same failure, same instruction count, same state hash
 	Console    []string
 	Universe   *Universe
+	suppressed []int
 }
 
 // ReplayOptions direct a replay.

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 
 	"everett/devices/virtio/blk"
@@ -109,6 +110,14 @@ type Universe struct {
 	snaps     []*UniverseSnapshot
 	maxSnaps  int
 	echo      func(node int) interface{ Write([]byte) (int, error) }
+
+	// Bisection: a console pattern to watch, and breakpoints.
+	consoleWatch *regexp.Regexp
+	consoleHit   bool
+	breakHit     bool
+	bpNode       int
+	bpAddr       uint64
+	bpOn         bool
 
 	// Kept when the machines are released.
 	hash      uint64
@@ -540,6 +549,10 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 			if r == emu.StopLimit {
 				return // the instruction count was reached inside the window
 			}
+			if r == emu.StopBreak {
+				u.breakHit = true
+				return
+			}
 			u.nodeStopped(n, r)
 			if u.failure != nil || u.finished {
 				return
@@ -782,4 +795,12 @@ func (u *Universe) ConsoleTails() []string {
 		}
 	}
 	return out
+}
+
+// setBreakpoint stops the universe before node's harts execute addr.
+func (u *Universe) setBreakpoint(node int, addr uint64) {
+	u.bpNode, u.bpAddr, u.bpOn = node, addr, true
+	if node < len(u.nodes) && u.nodes[node].b != nil {
+		u.nodes[node].b.SetBreakpoint(addr, true)
+	}
 }

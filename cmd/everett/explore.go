@@ -168,6 +168,7 @@ func isTerminal(f *os.File) bool {
 func newReplayCmd() *cobra.Command {
 	var until uint64
 	var console bool
+	var traceWindow int
 	cmd := &cobra.Command{
 		Use:   "replay REPORT.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
@@ -186,9 +187,30 @@ func newReplayCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			out := cmd.OutOrStdout()
+			if traceWindow > 0 {
+				steps, err := explorer.TraceWindow(r, res.ICount, traceWindow)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				fmt.Fprintf(out, "the last %d instructions:\n", len(steps))
+				for _, s := range steps {
+					bits := fmt.Sprintf("%08x", s.Raw)
+					if s.Raw&3 != 3 {
+						bits = fmt.Sprintf("    %04x", s.Raw&0xffff)
+					}
+					sym := ""
+					if s.Symbol != "" {
+						sym = " <" + s.Symbol + ">"
+					}
+					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm)
+				}
+			}
 			switch {
 			case res.Failure == nil:
 				fmt.Fprintf(out, "no failure by instruction %d (state hash %s)\n", res.ICount, res.StateHash)
+				return nil
+			case until != 0 && res.ICount > until:
+				fmt.Fprintf(out, "no failure by instruction %d\n", until)
 				return nil
 			case res.Reproduced:
 				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
@@ -202,5 +224,6 @@ func newReplayCmd() *cobra.Command {
 	}
 	cmd.Flags().Uint64Var(&until, "until", 0, "stop at this instruction count")
 	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
+	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
 	return cmd
 }

@@ -72,7 +72,7 @@ run can be replayed exactly.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newExploreCmd(), newReplayCmd())
+	root.AddCommand(newRunCmd(), newExploreCmd(), newReplayCmd(), newBisectCmd(), newShrinkCmd())
 	root.AddCommand(newRestoreCmd(), newForkCmd(), newSnapshotCmd())
 	return root
 }

@@ -256,3 +256,31 @@ func TestCoverageIsRecordedWithoutChangingTheRun(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakpointsStopBeforeTheInstructionWithoutChangingTheRun(t *testing.T) {
+	prog := loadProgram(t, "smp")
+	var o1, o2 bytes.Buffer
+	plain := newBoard(t, prog, 4, &o1)
+	want := finish(plain, &o1, plain.Run(maxInsns))
+	m := newBoard(t, prog, 4, &o2)
+	bp := prog.Entry + 4 // the second instruction: every hart passes it
+	m.SetBreakpoint(bp, true)
+	hits := 0
+	var r emu.StopReason
+	for r = m.Run(maxInsns); r == emu.StopBreak; r = m.Run(maxInsns) {
+		hits++
+		at := false
+		for _, h := range m.Harts() {
+			at = at || h.PC() == bp
+		}
+		if !at {
+			t.Fatal("stopped at a breakpoint, but no hart is at it")
+		}
+	}
+	if hits < 4 {
+		t.Fatalf("%d breakpoint hits for 4 harts", hits)
+	}
+	if got := finish(m, &o2, r); got != want {
+		t.Fatal("breakpoints changed the run")
+	}
+}

@@ -1,0 +1,513 @@
+package explorer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"everett/emu"
+	"everett/emu/board"
+	"everett/hw"
+	"everett/isa"
+)
+
+// Bisection: find the first instruction count at which a predicate over a
+// replayed universe holds. A forward replay takes checkpoint snapshots (cheap:
+// copy-on-write) and evaluates the predicate at each; between the last
+// checkpoint where it is false and the first where it is true, a binary
+// search of short replays from the earlier checkpoint finds N with the
+// predicate false at N-1 and true at N. For a predicate that can flip back
+// and forth, N is such a transition in the first interval where it was seen
+// true, not necessarily the very first one.
+
+// ErrPredicate is wrapped by predicate syntax errors.
+var ErrPredicate = errors.New("invalid predicate")
+
+// Predicate is a condition on a universe's state.
+type Predicate struct {
+	Text  string
+	kind  string // failure, mem, console, pc, reg
+	addr  uint64
+	value uint64
+	neg   bool
+	size  int
+	re    *regexp.Regexp
+	hart  int
+	reg   int
+	node  int
+}
+
+// ParsePredicate parses one of:
+//
+//	failure               the report's own failure has happened
+//	mem:ADDR==V, mem:ADDR!=V   the 64-bit word at guest physical ADDR
+//	                      (mem8:, mem16:, mem32: for narrower words); ADDR
+//	                      may be a symbol of a bare-metal program
+//	console:/REGEX/       some node's console has printed a matching line
+//	pc:ADDR, pc:SYMBOL    some hart is about to execute ADDR
+//	reg:HART:xN==V        integer register xN of hart HART (also !=)
+//
+// A predicate applies to node 0 unless prefixed by "nodeK/".
+func ParsePredicate(text string, sym func(string) (uint64, bool)) (*Predicate, error) {
+	p := &Predicate{Text: text, size: 8}
+	t := text
+	if rest, ok := strings.CutPrefix(t, "node"); ok {
+		n, after, ok := strings.Cut(rest, "/")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil || k < 0 || k >= MaxNodes {
+			return nil, fmt.Errorf("%w: %q: bad node prefix", ErrPredicate, text)
+		}
+		p.node, t = k, after
+	}
+	bad := func(why string) error { return fmt.Errorf("%w: %q: %s", ErrPredicate, text, why) }
+	num := func(s string) (uint64, error) {
+		s = strings.TrimSpace(s)
+		if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+			return v, nil
+		}
+		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return uint64(v), nil
+		}
+		if sym != nil {
+			name, off := s, uint64(0)
+			if i := strings.LastIndex(s, "+"); i > 0 {
+				o, err := strconv.ParseUint(s[i+1:], 0, 64)
+				if err == nil {
+					name, off = s[:i], o
+				}
+			}
+			if v, ok := sym(name); ok {
+				return v + off, nil
+			}
+		}
+		return 0, fmt.Errorf("%q is neither a number nor a known symbol", s)
+	}
+	cmp := func(s string) (lhs string, v uint64, neg bool, err error) {
+		op := "=="
+		i := strings.Index(s, "==")
+		if j := strings.Index(s, "!="); j >= 0 {
+			i, op = j, "!="
+		}
+		if i < 0 {
+			return "", 0, false, fmt.Errorf("want == or !=")
+		}
+		v, err = num(s[i+2:])
+		return s[:i], v, op == "!=", err
+	}
+	head, rest, _ := strings.Cut(t, ":")
+	switch head {
+	case "failure":
+		p.kind = "failure"
+	case "mem", "mem8", "mem16", "mem32", "mem64":
+		p.kind = "mem"
+		p.size = map[string]int{"mem": 8, "mem8": 1, "mem16": 2, "mem32": 4, "mem64": 8}[head]
+		lhs, v, neg, err := cmp(rest)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		if p.addr, err = num(lhs); err != nil {
+			return nil, bad(err.Error())
+		}
+		p.value, p.neg = v, neg
+	case "console":
+		p.kind = "console"
+		if len(rest) < 2 || rest[0] != '/' || rest[len(rest)-1] != '/' {
+			return nil, bad("want console:/REGEX/")
+		}
+		re, err := regexp.Compile(rest[1 : len(rest)-1])
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		p.re = re
+	case "pc":
+		p.kind = "pc"
+		v, err := num(rest)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		p.addr = v
+	case "reg":
+		p.kind = "reg"
+		hs, r, ok := strings.Cut(rest, ":")
+		if !ok {
+			return nil, bad("want reg:HART:xN==V")
+		}
+		h, err := strconv.Atoi(hs)
+		if err != nil || h < 0 || h >= emu.MaxHarts {
+			return nil, bad("bad hart number")
+		}
+		lhs, v, neg, err := cmp(r)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		x, err := strconv.Atoi(strings.TrimPrefix(lhs, "x"))
+		if !strings.HasPrefix(lhs, "x") || err != nil || x < 0 || x > 31 {
+			return nil, bad("want a register x0..x31")
+		}
+		p.hart, p.reg, p.value, p.neg = h, x, v, neg
+	default:
+		return nil, bad("want failure, mem:, console:, pc: or reg:")
+	}
+	return p, nil
+}
+
+// holds evaluates a state predicate on u (pc predicates are evaluated by
+// breakpoints, console predicates by the console watch).
+func (p *Predicate) holds(u *Universe, sig string) bool {
+	if p.node >= len(u.nodes) {
+		return false
+	}
+	n := u.nodes[p.node]
+	switch p.kind {
+	case "failure":
+		return u.failure != nil && (sig == "" || u.failure.Signature() == sig)
+	case "console":
+		return u.consoleHit
+	case "pc":
+		if n.b == nil || n.down {
+			return false
+		}
+		for _, h := range n.b.Harts() {
+			if h.PC() == p.addr && !h.Halted() {
+				return true
+			}
+		}
+		return false
+	case "mem":
+		if n.b == nil || n.down {
+			return false
+		}
+		var b [8]byte
+		if n.b.ReadPhys(p.addr, b[:p.size]) != nil {
+			return false
+		}
+		return (binary.LittleEndian.Uint64(b[:]) == p.value) != p.neg
+	case "reg":
+		if n.b == nil || n.down || p.hart >= len(n.b.Harts()) {
+			return false
+		}
+		return (n.b.Hart(p.hart).X(p.reg) == p.value) != p.neg
+	}
+	return false
+}
+
+// replayer replays a report's universe, following its fork path, to exact
+// instruction counts, and restores from its own checkpoints.
+type replayer struct {
+	r    *Report
+	spec *Spec
+	u    *Universe
+	next int // index of the next fork in r.Path
+}
+
+func newReplayer(r *Report, suppress []int) (*replayer, error) {
+	s := r.spec()
+	u, err := newUniverseEcho(s, r.Path[0].Seed, nil, append(suppress, r.Suppressed...))
+	if err != nil {
+		return nil, err
+	}
+	return &replayer{r: r, spec: s, u: u, next: 1}, nil
+}
+
+// ended reports whether the universe can go no further.
+func (rp *replayer) ended() bool { return rp.u.failure != nil || rp.u.finished }
+
+// advance runs to instruction count n (or the universe's end).
+func (rp *replayer) advance(n uint64) {
+	u := rp.u
+	u.breakHit = false
+	for !rp.ended() && u.ICount() < n && !u.breakHit {
+		var stop uint64
+		if rp.next < len(rp.r.Path) {
+			stop = rp.r.Path[rp.next].At
+		}
+		u.runUntilCount(stop, n)
+		if rp.ended() || u.ICount() >= n || u.breakHit {
+			return
+		}
+		if rp.next < len(rp.r.Path) && u.t >= rp.r.Path[rp.next].At {
+			u.forkAt(rp.r.Path[rp.next].Seed)
+			rp.next++
+			continue
+		}
+		if u.t < stop || stop == 0 {
+			// A window ended early with no progress possible.
+			if u.ICount() < n && stop == 0 && !rp.ended() {
+				continue
+			}
+		}
+	}
+}
+
+// checkpoint freezes the replay.
+type checkpoint struct {
+	snap   *UniverseSnapshot
+	next   int
+	icount uint64
+	fail   *Failure
+	fin    bool
+}
+
+func (rp *replayer) checkpoint() *checkpoint {
+	return &checkpoint{snap: rp.u.Snapshot("checkpoint"), next: rp.next, icount: rp.u.ICount(), fail: rp.u.failure, fin: rp.u.finished}
+}
+
+// restore resumes from a checkpoint (no reseeding: the same future).
+func (rp *replayer) restore(c *checkpoint) error {
+	u, err := restoreUniverse(rp.spec, c.snap, rp.u.suppress)
+	if err != nil {
+		return err
+	}
+	u.failure, u.finished = c.fail, c.fin
+	rp.u, rp.next = u, c.next
+	return nil
+}
+
+// restoreUniverse rebuilds a universe exactly as it was at s.
+func restoreUniverse(spec *Spec, s *UniverseSnapshot, suppress map[int]bool) (*Universe, error) {
+	u := &Universe{
+		spec: spec, plan: s.plan, t: s.T, path: append([]Fork(nil), s.Path...),
+		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
+		progressAt: s.progressAt, liveStart: s.liveStart,
+		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
+		suppress: suppress,
+	}
+	u.setup()
+	u.sw = s.sw.clone(u)
+	u.asserts.merge(s.asserts)
+	for i, ns := range s.nodes {
+		n := &node{spec: ns.spec, down: ns.down, done: ns.done, icount: ns.icount}
+		u.nodes = append(u.nodes, n)
+		if ns.down {
+			continue
+		}
+		if err := u.boot(i, true, ns.snap); err != nil {
+			return nil, err
+		}
+		n.console.tail = append([]byte(nil), ns.tail...)
+		n.console.line = append([]byte(nil), ns.line...)
+		n.console.bytes = ns.written
+	}
+	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
+	if err := u.netRNG.Restore(hw.NewDecoder(s.net)); err != nil {
+		return nil, err
+	}
+	if err := u.fltRNG.Restore(hw.NewDecoder(s.flt)); err != nil {
+		return nil, err
+	}
+	u.faults = append([]faultEvent(nil), s.faults...)
+	return u, nil
+}
+
+// BisectOptions direct a bisection.
+type BisectOptions struct {
+	Predicate *Predicate // nil: the report's failure
+	Until     uint64     // search up to here (0: the report's instruction count)
+	Window    int        // instructions of history to show (default 20)
+}
+
+// Step is one executed instruction of a trace.
+type Step struct {
+	ICount  uint64 `json:"icount"`
+	Node    int    `json:"node"`
+	Hart    int    `json:"hart"`
+	PC      uint64 `json:"pc"`
+	Raw     uint32 `json:"raw"`
+	Disasm  string `json:"disasm"`
+	Symbol  string `json:"symbol,omitempty"`
+	Trapped bool   `json:"trapped,omitempty"`
+}
+
+// BisectResult is the first instruction count at which the predicate holds.
+type BisectResult struct {
+	Found    bool
+	First    uint64 // N: false at N-1, true at N
+	At       Step   // the instruction that made it true (instruction N)
+	History  []Step // the instructions before it, oldest first
+	Replays  int    // short replays used by the search
+	Interval uint64 // checkpoint spacing of the forward pass
+}
+
+// Bisect finds the first instruction count at which the predicate holds in
+// the report's universe.
+func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
+	p := o.Predicate
+	if p == nil {
+		p = &Predicate{Text: "failure", kind: "failure"}
+	}
+	until := o.Until
+	if until == 0 {
+		until = r.ICount
+	}
+	if o.Window <= 0 {
+		o.Window = 20
+	}
+	rp, err := newReplayer(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	sig := r.Signature
+	watch := func(u *Universe) {
+		if p.kind == "console" {
+			u.consoleWatch = p.re
+		}
+		if p.kind == "pc" {
+			u.setBreakpoint(p.node, p.addr)
+		}
+	}
+	watch(rp.u)
+	res := &BisectResult{}
+	// Forward pass with checkpoints.
+	step := max(until/64, 1000)
+	res.Interval = step
+	prev := rp.checkpoint()
+	if p.holds(rp.u, sig) {
+		return nil, fmt.Errorf("predicate %q already holds at instruction 0", p.Text)
+	}
+	var hi uint64
+	for n := step; ; n += step {
+		if n > until {
+			n = until
+		}
+		rp.advance(n)
+		if p.holds(rp.u, sig) {
+			hi = rp.u.ICount()
+			break
+		}
+		if rp.u.ICount() >= until || rp.ended() {
+			return res, nil // never holds
+		}
+		prev = rp.checkpoint()
+	}
+	// Binary search in (prev, hi].
+	lo := prev.icount
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if err := rp.restore(prev); err != nil {
+			return nil, err
+		}
+		watch(rp.u)
+		rp.advance(mid)
+		res.Replays++
+		if p.holds(rp.u, sig) {
+			hi = rp.u.ICount()
+		} else {
+			lo = mid
+			prev = rp.checkpoint()
+		}
+	}
+	res.Found = true
+	res.First = hi
+	// The history: the last Window instructions up to N, traced.
+	from := uint64(0)
+	if hi > uint64(o.Window) {
+		from = hi - uint64(o.Window)
+	}
+	if from < prev.icount {
+		if rp, err = newReplayer(r, nil); err != nil {
+			return nil, err
+		}
+		rp.advance(from)
+	} else {
+		if err := rp.restore(prev); err != nil {
+			return nil, err
+		}
+		rp.advance(from)
+	}
+	steps := rp.trace(hi)
+	if len(steps) > 0 {
+		res.At = steps[len(steps)-1]
+		res.History = steps[:len(steps)-1]
+	}
+	return res, nil
+}
+
+// trace single-steps to instruction count n, recording each instruction.
+func (rp *replayer) trace(n uint64) []Step {
+	u := rp.u
+	var steps []Step
+	syms := symbolizer(rp.spec)
+	for i, nd := range u.nodes {
+		if nd.b == nil {
+			continue
+		}
+		node := i
+		m := nd.b
+		m.Tracer = func(h *emu.Hart, pc uint64, raw uint32, trapped bool) {
+			in := isa.Decode(raw)
+			st := Step{ICount: u.ICount(), Node: node, Hart: h.ID, PC: pc, Raw: raw, Disasm: isa.Disasm(in, pc), Trapped: trapped}
+			if in.Len == 2 {
+				st.Raw &= 0xffff
+			}
+			st.Symbol = syms(node, pc)
+			steps = append(steps, st)
+		}
+	}
+	rp.advance(n)
+	for _, nd := range u.nodes {
+		if nd.b != nil {
+			nd.b.Tracer = nil
+		}
+	}
+	return steps
+}
+
+// symbolizer returns a function naming the nearest symbol at or below a
+// pc, for bare-metal programs.
+func symbolizer(s *Spec) func(node int, pc uint64) string {
+	type sym struct {
+		addr uint64
+		name string
+	}
+	tables := make([][]sym, len(s.nodes))
+	for i, b := range s.nodes {
+		if b.Board != board.BoardBareMetal || b.ELF == nil {
+			continue
+		}
+		e, err := emu.ParseELF(b.ELF.Data)
+		if err != nil {
+			continue
+		}
+		for _, name := range e.SymbolNames() {
+			v, _ := e.Symbol(name)
+			tables[i] = append(tables[i], sym{v, name})
+		}
+		sort.Slice(tables[i], func(a, b int) bool {
+			if tables[i][a].addr != tables[i][b].addr {
+				return tables[i][a].addr < tables[i][b].addr
+			}
+			return tables[i][a].name < tables[i][b].name
+		})
+	}
+	return func(node int, pc uint64) string {
+		t := tables[node]
+		k := sort.Search(len(t), func(j int) bool { return t[j].addr > pc }) - 1
+		if k < 0 {
+			return ""
+		}
+		if off := pc - t[k].addr; off != 0 {
+			return fmt.Sprintf("%s+%#x", t[k].name, off)
+		}
+		return t[k].name
+	}
+}
+
+// TraceWindow replays the report's universe and returns the last k
+// instructions up to instruction count end (0: the report's count).
+func TraceWindow(r *Report, end uint64, k int) ([]Step, error) {
+	if end == 0 {
+		end = r.ICount
+	}
+	rp, err := newReplayer(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(k) < end {
+		rp.advance(end - uint64(k))
+	}
+	return rp.trace(end), nil
+}
