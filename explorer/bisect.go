@@ -379,7 +379,22 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 			break
 		}
 		if rp.u.ICount() >= until || rp.ended() {
-			return res, nil // never holds
+			// Never seen at a checkpoint. A state that holds only between
+			// checkpoints is found by an exact scan: one replay that
+			// checks the predicate after every instruction.
+			if until > ExactScanLimit || p.kind == "failure" {
+				return res, nil
+			}
+			if rp, err = newReplayer(r, nil); err != nil {
+				return nil, err
+			}
+			watch(rp.u)
+			first, ok := rp.scan(p, sig, until)
+			if !ok {
+				return res, nil
+			}
+			res.Found, res.First, res.Replays = true, first, 1
+			return finishBisect(r, rp, res, nil, first, o.Window)
 		}
 		prev = rp.checkpoint()
 	}
@@ -402,28 +417,69 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 	}
 	res.Found = true
 	res.First = hi
-	// The history: the last Window instructions up to N, traced.
+	return finishBisect(r, rp, res, prev, hi, o.Window)
+}
+
+// ExactScanLimit bounds the runs that bisection scans instruction by
+// instruction when checkpoints never see the predicate hold.
+const ExactScanLimit = 50_000_000
+
+// finishBisect traces the last window instructions up to hi.
+func finishBisect(r *Report, rp *replayer, res *BisectResult, prev *checkpoint, hi uint64, window int) (*BisectResult, error) {
 	from := uint64(0)
-	if hi > uint64(o.Window) {
-		from = hi - uint64(o.Window)
+	if hi > uint64(window) {
+		from = hi - uint64(window)
 	}
-	if from < prev.icount {
+	var err error
+	if prev == nil || from < prev.icount {
 		if rp, err = newReplayer(r, nil); err != nil {
 			return nil, err
 		}
-		rp.advance(from)
-	} else {
-		if err := rp.restore(prev); err != nil {
-			return nil, err
-		}
-		rp.advance(from)
+	} else if err := rp.restore(prev); err != nil {
+		return nil, err
 	}
+	rp.advanceExact(from)
 	steps := rp.trace(hi)
 	if len(steps) > 0 {
 		res.At = steps[len(steps)-1]
 		res.History = steps[:len(steps)-1]
 	}
 	return res, nil
+}
+
+// scan replays instruction by instruction up to until and returns the first
+// count after which p holds.
+func (rp *replayer) scan(p *Predicate, sig string, until uint64) (uint64, bool) {
+	u := rp.u
+	hit, at := false, uint64(0)
+	install := func() {
+		for _, nd := range u.nodes {
+			if nd.b != nil {
+				nd.b.Tracer = func(*emu.Hart, uint64, uint32, bool) {
+					if !hit && p.holds(u, sig) {
+						hit, at = true, u.ICount()
+						u.breakHit = true
+						u.stopAll()
+					}
+				}
+			}
+		}
+	}
+	install()
+	for !hit && !rp.ended() && u.ICount() < until {
+		before := u.ICount()
+		rp.advance(until)
+		if u.ICount() == before && !hit {
+			break
+		}
+		install() // a fork or a restart builds new machines
+	}
+	for _, nd := range u.nodes {
+		if nd.b != nil {
+			nd.b.Tracer = nil
+		}
+	}
+	return at, hit
 }
 
 // trace single-steps to instruction count n, recording each instruction.
@@ -510,4 +566,11 @@ func TraceWindow(r *Report, end uint64, k int) ([]Step, error) {
 		rp.advance(end - uint64(k))
 	}
 	return rp.trace(end), nil
+}
+
+// advanceExact advances to n, passing breakpoints (tests).
+func (rp *replayer) advanceExact(n uint64) {
+	for !rp.ended() && rp.u.ICount() < n {
+		rp.advance(n)
+	}
 }

@@ -136,3 +136,6 @@ func (u *Universe) forkAt(seed uint64) {
 }
 
 func mustCompile(p string) *regexp.Regexp { return regexp.MustCompile(p) }
+
+// forkAtTime0 is forkAt for a universe that has not run (tests).
+func (u *Universe) forkAtTime0(seed uint64) { u.forkAt(seed) }

@@ -549,7 +549,7 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 			if r == emu.StopLimit {
 				return // the instruction count was reached inside the window
 			}
-			if r == emu.StopBreak {
+			if r == emu.StopBreak || u.breakHit {
 				u.breakHit = true
 				return
 			}
