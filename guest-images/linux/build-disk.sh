@@ -18,12 +18,15 @@ size_mib=${1:-16}
 case "$size_mib" in
 '' | *[!0-9]*) log "size must be a number of MiB, got '$size_mib'"; exit 2 ;;
 esac
-[ "$size_mib" -ge 8 ] && [ "$size_mib" -le 65536 ] || { log "size must be 8..65536 MiB"; exit 2; }
+if [ "$size_mib" -lt 8 ] || [ "$size_mib" -gt 65536 ]; then
+	log "size must be 8..65536 MiB"
+	exit 2
+fi
 
 need_debs e2fsprogs faketime
 
 tools=$(dpkg-query -W -f='${Package} ${Version}\n' e2fsprogs)
-key=$(key_of "str:$tools" "str:size $size_mib MiB" "$here/build-disk.sh" "$here/lib.sh")
+key=$(key_of "str:$tools" "str:size $size_mib MiB" "$here/build-disk.sh")
 out="$cache_root/disk/$key"
 img="$out/disk.img"
 

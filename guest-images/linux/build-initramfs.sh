@@ -15,7 +15,7 @@ need_debs gcc-riscv64-linux-gnu libc6-dev-riscv64-cross gcc libc6-dev gzip
 
 tools=$(dpkg-query -W -f='${Package} ${Version}\n' gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 key=$(key_of "str:$tools" "$here/init/init.c" "$here/init/mkcpio.c" \
-	"$here/build-initramfs.sh" "$here/lib.sh")
+	"$here/build-initramfs.sh")
 out="$cache_root/initramfs/$key"
 img="$out/initramfs.cpio.gz"
 

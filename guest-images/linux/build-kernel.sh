@@ -17,7 +17,7 @@ need_debs linux-source-6.1 gcc-riscv64-linux-gnu gcc make flex bison bc \
 
 srcpkg=linux-source-6.1
 version=$(dpkg-query -W -f='${Version}' "$srcpkg")
-key=$(key_of "str:$srcpkg $version" "$here/kernel.config" "$here/build-kernel.sh" "$here/lib.sh")
+key=$(key_of "str:$srcpkg $version" "$here/kernel.config" "$here/build-kernel.sh")
 out="$cache_root/linux/$key"
 
 if [ -f "$out/Image" ]; then
@@ -35,12 +35,17 @@ if [ -f "$out/Image" ]; then
 fi
 
 tree="$out/src"
-log "building Linux $version in $tree (log: $out/build.log)"
+log "building Linux $version in $tree (about 20 min on 2 cores; log: $out/build.log)"
 rm -rf "$tree"
 mkdir -p "$tree"
 tar -xJf "/usr/src/$srcpkg.tar.xz" -C "$tree" --strip-components=1
 
 export ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-
+# A fixed build identity, so that two machines produce the same Image and the
+# same "Linux version" banner: the banner reaches the console, and a console
+# log must be a pure function of everett's inputs.
+export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970"
+export KBUILD_BUILD_USER=everett KBUILD_BUILD_HOST=everett KBUILD_BUILD_VERSION=1
 start=$(date +%s)
 (
 	cd "$tree"

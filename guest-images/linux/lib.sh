@@ -1,9 +1,11 @@
-# Shared by the build-*.sh recipes in this folder; sourced, not run.
-# Defines: cache_root, need_debs PKG..., key_of FILE..., log MSG...
+# shellcheck shell=sh
+# Shared by the scripts in this folder; sourced, not run.
+# Defines: cache_root, need_debs PKG..., key_of ITEM..., log MSG...
 
 # The cache lives outside the repository clone so that `git clean` and fresh
 # clones keep it, and several clones share it.
-cache_root="${EVERETT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/everett}"
+# shellcheck disable=SC2034 # used by the scripts that source this file
+cache_root="${EVERETT_CACHE:-${XDG_CACHE_HOME:-${HOME:?set HOME or EVERETT_CACHE}/.cache}/everett}"
 
 log() { echo "$(basename "$0"): $*" >&2; }
 
@@ -35,12 +37,3 @@ key_of() {
 		esac
 	done | sha256sum | cut -c1-16
 }
-
-# Fixed build identity, so that two machines produce the same bytes and the
-# same kernel banner (the banner reaches the console, which must be a pure
-# function of the inputs).
-export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970"
-export KBUILD_BUILD_USER=everett
-export KBUILD_BUILD_HOST=everett
-export KBUILD_BUILD_VERSION=1
-export SOURCE_DATE_EPOCH=0

@@ -9,6 +9,9 @@
 #   BIOS=default                 or a firmware path, e.g. Debian's
 #                                /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
 #   APPEND_EXTRA="everett.sleep=60"   more kernel command-line words
+#   QEMU_CPU=rv64,h=false,sstc=false,svpbmt=false,Zihintpause=false
+#                                a plain RV64GC hart, like everett's (default:
+#                                QEMU's rv64, which adds H, Sstc and more)
 #   QEMU_EXTRA="-icount shift=0"      more QEMU options
 #   LOG=path                     where the console log goes (default: a temp file)
 set -eu
@@ -27,7 +30,7 @@ initrd=$("$here/build-initramfs.sh")
 disk=$("$here/build-disk.sh")
 log_file=${LOG:-$(mktemp /tmp/everett-qemu-smoke.XXXXXX)}
 
-log "smp=$SMP mem=$MEM bios=$BIOS ${QEMU_EXTRA:-}"
+log "smp=$SMP mem=$MEM bios=$BIOS ${QEMU_CPU:+cpu=$QEMU_CPU }${QEMU_EXTRA:-}"
 log "append: $APPEND"
 start=$(date +%s.%N)
 rc=0
@@ -41,7 +44,7 @@ timeout --foreground -k 5 "$TIMEOUT" qemu-system-riscv64 -M virt -smp "$SMP" -m 
 	-device virtio-blk-device,drive=d0 \
 	-device virtio-rng-device \
 	-netdev user,id=n0,restrict=on -device virtio-net-device,netdev=n0 \
-	${QEMU_EXTRA:-} </dev/null >"$log_file" 2>&1 || rc=$?
+	${QEMU_CPU:+-cpu "$QEMU_CPU"} ${QEMU_EXTRA:-} </dev/null >"$log_file" 2>&1 || rc=$?
 end=$(date +%s.%N)
 secs=$(echo "$end - $start" | bc)
 

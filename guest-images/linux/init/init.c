@@ -377,10 +377,18 @@ static void net_smoke(void) {
 	if (set_up(ctl, "lo") != 0)
 		fail("net: lo up: %s", strerror(errno));
 	if (access("/sys/class/net/eth0", F_OK) == 0) {
-		if (set_up(ctl, "eth0") != 0)
+		if (set_up(ctl, "eth0") != 0) {
 			fail("net: eth0 up: %s", strerror(errno));
-		else
-			say("init: net: eth0 up");
+		} else {
+			// An address exists when the command line had ip=... (IP_PNP).
+			struct ifreq ifr;
+			memset(&ifr, 0, sizeof ifr);
+			snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "eth0");
+			char addr[INET_ADDRSTRLEN] = "no address";
+			if (ioctl(ctl, SIOCGIFADDR, &ifr) == 0)
+				inet_ntop(AF_INET, &((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr, addr, sizeof addr);
+			say("init: net: eth0 up, %s", addr);
+		}
 	} else {
 		say("init: net: no eth0");
 	}
@@ -443,6 +451,11 @@ int main(void) {
 	long sleepS = cmdline_uint("everett.sleep", 0, sleepSecondsMax);
 	char exitMode[16] = "poweroff";
 	cmdline_value("everett.exit", exitMode, sizeof exitMode);
+	if (strcmp(exitMode, "poweroff") != 0 && strcmp(exitMode, "reboot") != 0 &&
+	    strcmp(exitMode, "hang") != 0) {
+		fail("bad everett.exit=%s (want poweroff, reboot or hang)", exitMode);
+		snprintf(exitMode, sizeof exitMode, "poweroff");
+	}
 
 	smp_smoke(work);
 	disk_smoke();
