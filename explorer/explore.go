@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 	"time"
 
@@ -225,14 +224,4 @@ func countEdges(b []byte) int {
 		}
 	}
 	return n
-}
-
-// sortedSignatures returns the keys of m in order.
-func sortedSignatures(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

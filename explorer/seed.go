@@ -32,12 +32,13 @@ func RunSeed(spec *Spec, seed uint64) (*SeedOutcome, error) {
 	}
 	u.maxSnaps = 0
 	u.runTo(0)
+	end := u.now()
 	u.release()
 	o := &SeedOutcome{
 		Seed:       seed,
 		Outcome:    "pass",
 		ICount:     u.icountEnd,
-		Time:       u.t,
+		Time:       end,
 		StateHash:  fmt.Sprintf("%016x", u.hash),
 		Reason:     u.reason,
 		Assertions: u.asserts.list(),
