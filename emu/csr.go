@@ -24,14 +24,24 @@ func (h *Hart) csrOp(kind isa.Op, csr uint16, rd uint8, src uint64, write bool, 
 		return false
 	}
 	if write {
+		base := old
+		if csr == isa.CSRMip {
+			// Only the software-writable SEIP bit takes part in the
+			// read-modify-write; the interrupt controller's signal is read
+			// but never written back (Privileged ISA §3.1.9).
+			base &^= MipSEIP
+			if h.seipSW {
+				base |= MipSEIP
+			}
+		}
 		var nv uint64
 		switch kind {
 		case isa.CSRRW, isa.CSRRWI:
 			nv = src
 		case isa.CSRRS, isa.CSRRSI:
-			nv = old | src
+			nv = base | src
 		default:
-			nv = old &^ src
+			nv = base &^ src
 		}
 		if !h.writeCSR(csr, nv) {
 			h.raise(CauseIllegalInst, uint64(raw))

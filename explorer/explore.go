@@ -22,6 +22,9 @@ type Options struct {
 	// OnFailure is called (on the search's goroutine) for every new
 	// distinct failure.
 	OnFailure func(r *Report)
+	// ConsoleDir, when set, receives every node's console of every
+	// universe as u<universe>-n<node>.log (bounded per file).
+	ConsoleDir string
 }
 
 // Result is what a search found.
@@ -88,7 +91,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- runJob(spec, j, global)
+				results <- runJob(spec, j, global, o.ConsoleDir)
 			}
 		}()
 	}
@@ -184,20 +187,32 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 }
 
 // runJob runs one universe to its end.
-func runJob(spec *Spec, j job, global []byte) outcome {
+func runJob(spec *Spec, j job, global []byte, consoleDir string) outcome {
 	start := time.Now()
 	var u *Universe
 	var err error
+	var logs []*consoleLog
+	echo := func(node int) interface{ Write([]byte) (int, error) } {
+		l := newConsoleLog(consoleDir, j.index, node)
+		logs = append(logs, l)
+		return l
+	}
+	if consoleDir == "" {
+		echo = nil
+	}
 	if j.parent == nil {
-		u, err = newUniverse(spec, j.seed, global)
+		u, err = newUniverseWith(spec, j.seed, global, func(u *Universe) { u.echo = echo })
 	} else {
-		u, err = fork(spec, j.parent, j.seed, global)
+		u, err = forkWith(spec, j.parent, j.seed, global, echo)
 	}
 	if err != nil {
 		return outcome{job: j, err: err}
 	}
 	u.runTo(0)
 	u.release()
+	for _, l := range logs {
+		l.Close()
+	}
 	return outcome{job: j, u: u, elapsed: time.Since(start)}
 }
 

@@ -86,7 +86,13 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 
 // fork builds a universe from snapshot s whose future is seeded with seed.
 func fork(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte) (*Universe, error) {
+	return forkWith(spec, s, seed, globalCov, nil)
+}
+
+// forkWith is fork with the nodes' consoles echoed.
+func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
 	u := &Universe{
+		echo: echo,
 		spec: spec, plan: s.plan, t: s.T,
 		path:      append([]Fork(nil), s.Path...),
 		globalCov: globalCov, maxSnaps: 4,

@@ -23,6 +23,7 @@ type exploreFlags struct {
 	out         string
 	metricsAddr string
 	maxInsns    uint64
+	consoleDir  string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -51,6 +52,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.out, "out", "everett-out", "directory for reports and the summary")
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
+	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	return cmd
 }
 
@@ -105,7 +107,12 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
 	}
-	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers}
+	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir}
+	if f.consoleDir != "" {
+		if err := os.MkdirAll(f.consoleDir, 0o755); err != nil {
+			return usageErr("--console-dir: %v", err)
+		}
+	}
 	if isTerminal(os.Stderr) {
 		o.Progress = stderr
 	}

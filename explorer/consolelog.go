@@ -1,0 +1,41 @@
+package explorer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// maxConsoleLog bounds one console log file.
+const maxConsoleLog = 8 << 20
+
+// consoleLog writes a node's console to a file on the host (output only;
+// nothing in the universe reads it). Write errors are ignored: they must not
+// change the universe.
+type consoleLog struct {
+	f *os.File
+	n int
+}
+
+func newConsoleLog(dir string, universe, node int) *consoleLog {
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("u%d-n%d.log", universe, node)))
+	if err != nil {
+		return &consoleLog{}
+	}
+	return &consoleLog{f: f}
+}
+
+func (l *consoleLog) Write(p []byte) (int, error) {
+	if l.f != nil && l.n < maxConsoleLog {
+		m, _ := l.f.Write(p[:min(len(p), maxConsoleLog-l.n)])
+		l.n += m
+	}
+	return len(p), nil
+}
+
+// Close closes the file.
+func (l *consoleLog) Close() {
+	if l.f != nil {
+		l.f.Close()
+	}
+}
