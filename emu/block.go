@@ -41,9 +41,44 @@ type block struct {
 }
 
 // codePage holds the blocks that start in one physical page, indexed by
-// (offset / 2).
+// (offset / 2), in chunks of 64 made on first use: most pages hold blocks
+// in a few places, and a flat index would cost 16 KiB per page of code in
+// every machine (every fork) that runs it.
 type codePage struct {
-	blocks [pageSize / 2]*block
+	chunks [pageSize / 2 / codeChunk]*[codeChunk]*block
+}
+
+const codeChunk = 64
+
+// block returns the block that starts at offset off of the page, or nil.
+func (cp *codePage) block(off uint64) *block {
+	if c := cp.chunks[off>>1/codeChunk]; c != nil {
+		return c[off>>1%codeChunk]
+	}
+	return nil
+}
+
+// setBlock records b as the block at offset off.
+func (cp *codePage) setBlock(off uint64, b *block) {
+	c := cp.chunks[off>>1/codeChunk]
+	if c == nil {
+		c = new([codeChunk]*block)
+		cp.chunks[off>>1/codeChunk] = c
+	}
+	c[off>>1%codeChunk] = b
+}
+
+// codeLeaf holds the code pages of one 2 MiB leaf of RAM. Machine.codePages
+// is a radix like RAM's, so that a new machine (a fork) allocates one
+// pointer per leaf, not one per page.
+type codeLeaf [leafPages]*codePage
+
+// codePage returns the decoded blocks of RAM page pn, or nil.
+func (m *Machine) codePage(pn uint64) *codePage {
+	if cl := m.codePages[pn>>leafShift]; cl != nil {
+		return cl[pn&(leafPages-1)]
+	}
+	return nil
 }
 
 // lower turns a decoded instruction into an op.
@@ -141,7 +176,8 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	p := m.RAM.readPage(pn)
 	start := pa & pageMask
 	off := start
-	ops := make([]op, 0, 16)
+	var buf [maxBlockOps]op // decoded here, then copied out at its exact size
+	ops := buf[:0]
 	for len(ops) < maxBlockOps && off < pageSize {
 		var raw uint32
 		lo := binary.LittleEndian.Uint16(p[off:])
@@ -163,46 +199,62 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	if len(ops) == 0 {
 		return nil
 	}
-	b := &block{ops: ops[:len(ops):len(ops)], pa: pa, size: off - start, valid: true}
-	cp := m.codePages[pn]
+	b := &block{ops: append([]op(nil), ops...), pa: pa, size: off - start, valid: true}
+	cl := m.codePages[pn>>leafShift]
+	if cl == nil {
+		cl = new(codeLeaf)
+		m.codePages[pn>>leafShift] = cl
+	}
+	cp := cl[pn&(leafPages-1)]
 	if cp == nil {
 		cp = new(codePage)
-		m.codePages[pn] = cp
-		if m.RAM.flags[pn]&pfCode == 0 {
-			m.RAM.flags[pn] |= pfCode
+		cl[pn&(leafPages-1)] = cp
+		if m.RAM.flag(pn)&pfCode == 0 {
+			m.RAM.setFlag(pn, pfCode)
 			for _, h := range m.harts {
 				h.flushStoreTLBPage(pa >> pageShift)
 			}
 		}
 	}
-	cp.blocks[start>>1] = b
+	cp.setBlock(start, b)
 	return b
 }
 
 // invalidateCode drops every decoded block of RAM page pn.
 func (m *Machine) invalidateCode(pn uint64) {
-	cp := m.codePages[pn]
+	cp := m.codePage(pn)
 	if cp == nil {
-		m.RAM.flags[pn] &^= pfCode
+		m.RAM.clearFlag(pn, pfCode)
 		return
 	}
-	for _, b := range cp.blocks {
-		if b != nil {
-			b.valid = false
+	for _, c := range cp.chunks {
+		if c == nil {
+			continue
+		}
+		for _, b := range c {
+			if b != nil {
+				b.valid = false
+			}
 		}
 	}
-	m.codePages[pn] = nil
-	m.RAM.flags[pn] &^= pfCode
+	m.codePages[pn>>leafShift][pn&(leafPages-1)] = nil
+	m.RAM.clearFlag(pn, pfCode)
 }
 
 // FlushCaches drops every decoded block and every hart's TLBs and jump
 // cache, as a restore does. Results never depend on these caches; tests use
 // this to prove it.
 func (m *Machine) FlushCaches() {
-	for pn, cp := range m.codePages {
-		if cp != nil {
-			m.invalidateCode(uint64(pn))
+	for li, cl := range m.codePages {
+		if cl == nil {
+			continue
 		}
+		for i, cp := range cl {
+			if cp != nil {
+				m.invalidateCode(uint64(li)<<leafShift | uint64(i))
+			}
+		}
+		m.codePages[li] = nil
 	}
 	for _, h := range m.harts {
 		h.flushTLB()

@@ -201,14 +201,32 @@ type Hart struct {
 	halted  bool   // stopped by the machine (never started, or powered off)
 	trapped bool   // the op that ended the last block raised a trap
 
-	// Engine caches: never saved, rebuilt on demand.
-	tlbs  [4]tlbSet // indexed by privilege level (2 unused)
+	// Engine caches: never saved, rebuilt on demand. c is allocated when
+	// the hart first runs (ensureCaches), so that building or restoring a
+	// machine (a fork) does not pay for ~170 KiB of caches per hart; until
+	// then ftlb, ltlb and stlb are nil.
+	c     *hartCaches
 	ftlb  *[tlbSize]tlbEntry
 	ltlb  *[tlbSize]tlbEntry
 	stlb  *[tlbSize]tlbEntry
-	jc    [jcSize]jcEntry
 	epoch uint64 // bumped when translations change; part of jcEntry.ctx
 	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
+}
+
+// hartCaches are a hart's TLBs and jump cache.
+type hartCaches struct {
+	tlbs [4]tlbSet // indexed by privilege level (2 unused)
+	jc   [jcSize]jcEntry
+}
+
+// ensureCaches allocates the hart's caches, empty, if it has none yet.
+func (h *Hart) ensureCaches() {
+	if h.c != nil {
+		return
+	}
+	h.c = new(hartCaches)
+	h.flushTLB()
+	h.updateMode()
 }
 
 func newHart(m *Machine, id int) *Hart {
@@ -277,8 +295,8 @@ func (h *Hart) Waiting() bool { return h.waiting }
 
 // flushTLB empties every TLB and the jump cache of the hart.
 func (h *Hart) flushTLB() {
-	for p := range h.tlbs {
-		s := &h.tlbs[p]
+	for p := range h.tlbs() {
+		s := &h.c.tlbs[p]
 		for i := range s.fetch {
 			s.fetch[i].tag = tlbNone
 			s.load[i].tag = tlbNone
@@ -291,8 +309,8 @@ func (h *Hart) flushTLB() {
 
 // flushStoreTLBPage drops any store-TLB entry that maps physical page ppn.
 func (h *Hart) flushStoreTLBPage(ppn uint64) {
-	for p := range h.tlbs {
-		s := &h.tlbs[p].store
+	for p := range h.tlbs() {
+		s := &h.c.tlbs[p].store
 		for i := range s {
 			if s[i].ppn == ppn {
 				s[i].tag = tlbNone
@@ -303,8 +321,8 @@ func (h *Hart) flushStoreTLBPage(ppn uint64) {
 
 // flushLoadTLBPage drops any load-TLB entry that maps physical page ppn.
 func (h *Hart) flushLoadTLBPage(ppn uint64) {
-	for p := range h.tlbs {
-		s := &h.tlbs[p].load
+	for p := range h.tlbs() {
+		s := &h.c.tlbs[p].load
 		for i := range s {
 			if s[i].ppn == ppn {
 				s[i].tag = tlbNone
@@ -321,9 +339,21 @@ func (h *Hart) updateMode() {
 		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)
 	}
 	h.ctx = h.epoch<<2 | uint64(h.priv)
-	h.ftlb = &h.tlbs[h.priv].fetch
-	h.ltlb = &h.tlbs[h.dataPriv].load
-	h.stlb = &h.tlbs[h.dataPriv].store
+	if h.c == nil {
+		return
+	}
+	h.ftlb = &h.c.tlbs[h.priv].fetch
+	h.ltlb = &h.c.tlbs[h.dataPriv].load
+	h.stlb = &h.c.tlbs[h.dataPriv].store
+}
+
+// tlbs returns the number of TLB sets to visit: none before the caches
+// exist.
+func (h *Hart) tlbs() int {
+	if h.c == nil {
+		return 0
+	}
+	return len(h.c.tlbs)
 }
 
 // irqLine drives one mip bit of a hart from a device.

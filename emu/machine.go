@@ -213,7 +213,7 @@ func (m *Machine) WatchStores(pa uint64, w hw.StoreWatcher) error {
 	}
 	pn := (pa - m.RAM.Base) >> pageShift
 	m.watches = append(m.watches, watch{pn: pn, w: w})
-	m.RAM.flags[pn] |= pfWatch
+	m.RAM.setFlag(pn, pfWatch)
 	for _, h := range m.harts {
 		h.flushStoreTLBPage(pa >> pageShift)
 	}
@@ -274,14 +274,14 @@ func (m *Machine) WritePhys(pa uint64, b []byte) error {
 		a := pa + off
 		pn := (a - m.RAM.Base) >> pageShift
 		n := min(uint64(len(b))-off, pageSize-a&pageMask)
-		fl := m.RAM.flags[pn]
+		fl := m.RAM.flag(pn)
 		if fl&pfCode != 0 {
 			m.invalidateCode(pn)
 		}
 		p, copied := m.RAM.writePage(pn)
 		if copied && fl&pfLoaded != 0 {
 			m.flushLoadTLBPage(a >> pageShift)
-			m.RAM.flags[pn] &^= pfLoaded
+			m.RAM.clearFlag(pn, pfLoaded)
 		}
 		copy(p[a&pageMask:], b[off:off+n])
 		off += n
@@ -613,7 +613,7 @@ func (h *Hart) lookup() *block {
 	pn := (pa - m.RAM.Base) >> pageShift
 	var b *block
 	if cp := m.codePage(pn); cp != nil {
-		b = cp.blocks[pa&pageMask>>1]
+		b = cp.block(pa & pageMask)
 	}
 	if b == nil {
 		b = m.buildBlock(pa)

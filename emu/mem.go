@@ -49,7 +49,7 @@ type RAM struct {
 	Size   uint64
 	id     uint64
 	leaves []*leaf
-	flags  []uint8
+	flags  []*[leafPages]uint8 // page flags by leaf, made on first set
 
 	pagesCopied  uint64 // pages allocated or copied since made or restored
 	leavesCopied uint64
@@ -72,7 +72,7 @@ func NewRAM(base, sizeBytes uint64) *RAM {
 		Size:   pages << pageShift,
 		id:     newOwnerID(),
 		leaves: make([]*leaf, (pages+leafPages-1)>>leafShift),
-		flags:  make([]uint8, pages),
+		flags:  make([]*[leafPages]uint8, (pages+leafPages-1)>>leafShift),
 	}
 }
 
@@ -83,6 +83,31 @@ func (r *RAM) Pages() uint64 { return r.Size >> pageShift }
 func (r *RAM) Contains(pa, n uint64) bool {
 	off := pa - r.Base
 	return off < r.Size && n <= r.Size-off
+}
+
+// flag returns page pn's flags.
+func (r *RAM) flag(pn uint64) uint8 {
+	if fl := r.flags[pn>>leafShift]; fl != nil {
+		return fl[pn&(leafPages-1)]
+	}
+	return 0
+}
+
+// setFlag sets flags f of page pn.
+func (r *RAM) setFlag(pn uint64, f uint8) {
+	fl := r.flags[pn>>leafShift]
+	if fl == nil {
+		fl = new([leafPages]uint8)
+		r.flags[pn>>leafShift] = fl
+	}
+	fl[pn&(leafPages-1)] |= f
+}
+
+// clearFlag clears flags f of page pn.
+func (r *RAM) clearFlag(pn uint64, f uint8) {
+	if fl := r.flags[pn>>leafShift]; fl != nil {
+		fl[pn&(leafPages-1)] &^= f
+	}
 }
 
 // readPage returns page pn for reading; it may be the shared zero page.

@@ -160,7 +160,7 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		e.tag = va >> pageShift
 		e.host = unsafe.Pointer(p)
 		e.ppn = pa >> pageShift
-		h.ram.flags[pn] |= pfLoaded
+		h.ram.setFlag(pn, pfLoaded)
 		return readLE(p[pa&pageMask:], size), true
 	}
 	if pa&uint64(size-1) != 0 {
@@ -231,7 +231,7 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	m := h.m
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
-	fl := h.ram.flags[pn]
+	fl := h.ram.flag(pn)
 	if fl&pfCode != 0 {
 		m.invalidateCode(pn)
 		res = stExit
@@ -239,7 +239,7 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	p, copied := h.ram.writePage(pn)
 	if copied && fl&pfLoaded != 0 {
 		m.flushLoadTLBPage(pa >> pageShift)
-		h.ram.flags[pn] &^= pfLoaded
+		h.ram.clearFlag(pn, pfLoaded)
 	}
 	writeLE(p[pa&pageMask:], size, v)
 	if fl&pfWatch != 0 {

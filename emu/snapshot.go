@@ -62,11 +62,9 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 		}
 	}
 	m.RAM.adopt(s.leaves)
-	for i := range m.codePages {
-		m.codePages[i] = nil
-	}
+	clear(m.codePages)
 	for _, w := range m.watches {
-		m.RAM.flags[w.pn] |= pfWatch
+		m.RAM.setFlag(w.pn, pfWatch)
 	}
 	m.cfg.Quantum = s.Config.Quantum
 	m.cfg.InsnsPerTick = s.Config.InsnsPerTick
@@ -92,8 +90,8 @@ func (r *RAM) adopt(top []*leaf) {
 
 // flushStoreTLBs empties the hart's store TLBs.
 func (h *Hart) flushStoreTLBs() {
-	for p := range h.tlbs {
-		s := &h.tlbs[p].store
+	for p := range h.tlbs() {
+		s := &h.c.tlbs[p].store
 		for i := range s {
 			s[i].tag = tlbNone
 		}

@@ -251,6 +251,19 @@ func (s *Spec) validate() error {
 			if p == "" {
 				return nil, nil
 			}
+			// ${VAR} in a path names an image built outside the spec
+			// (the recipes' caches): an unset variable is an error.
+			var missing []string
+			p = os.Expand(p, func(v string) string {
+				val, ok := os.LookupEnv(v)
+				if !ok || val == "" {
+					missing = append(missing, v)
+				}
+				return val
+			})
+			if len(missing) > 0 {
+				return nil, specErr(f+"."+field, "environment variable %s is not set", strings.Join(missing, ", "))
+			}
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(s.dir, p)
 			}

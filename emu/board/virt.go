@@ -90,7 +90,7 @@ type VirtMachine struct {
 	Blk    *blk.Device // nil without a disk
 	Net    *net.Device
 	RNG    *rng.Device
-	FDT    []byte
+	FDT    []byte // the generated device tree; nil when restored from a snapshot (it is in RAM)
 	Layout Layout
 }
 
@@ -201,12 +201,14 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 		return nil, err
 	}
 	vm.Layout = lay
+	if cfg.noLoad {
+		// Restoring a snapshot: the device tree is in guest RAM already,
+		// and generating it again would be most of a fork's cost.
+		return vm, nil
+	}
 	vm.FDT = virtFDT(cfg, lay)
 	if uint64(len(vm.FDT)) > fdtMaxBytes {
 		return nil, fmt.Errorf("%w: device tree of %d bytes", ErrImageLayout, len(vm.FDT))
-	}
-	if cfg.noLoad {
-		return vm, nil
 	}
 	for _, img := range []struct {
 		at   uint64
