@@ -43,6 +43,7 @@ bench: deps build guest-images
 	@$(MAKE) -s -C guest-images/bench
 	@scripts/bench.sh
 	@scripts/bench-boot.sh
+	@scripts/bench-fork.sh
 
 clean:
 	rm -rf bin build
