@@ -54,3 +54,23 @@ func TestMipReadModifyWriteNeverLatchesTheExternalSEIPSignal(t *testing.T) {
 		t.Fatal("csrs mip, SEIP must set the software bit")
 	}
 }
+
+func TestTheTimeCSRReadsTheSameMtimeAsTheCLINTIncludingItsOffset(t *testing.T) {
+	// A node's clock skew (or software writing mtime) must move the time
+	// CSR with mtime: Linux programs deadlines from rdtime and the CLINT
+	// fires them by mtime (priv spec §3.2.1, Zicntr time).
+	m, err := New(Config{RAMBytes: 1 << 20, Harts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCode(t, m, 1000, "j 80000000")
+	m.SetMTime(m.MTime() + 5_000_000)
+	h := m.Hart(0)
+	v, ok := h.readCSR(0xc01) // time
+	if !ok || v != m.MTime() {
+		t.Fatalf("time CSR %d, mtime %d", v, m.MTime())
+	}
+	if at := m.TicksToTime(m.MTime() + 10); at != m.Now()+10*m.cfg.InsnsPerTick {
+		t.Fatalf("TicksToTime ignores the offset: %d, want %d", at, m.Now()+10*m.cfg.InsnsPerTick)
+	}
+}

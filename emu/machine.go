@@ -131,6 +131,7 @@ type Machine struct {
 	events   eventQueue
 	eventSeq uint64
 	icount   uint64 // instruction slots used by all harts
+	mtimeOff uint64 // mtime minus virtual time in ticks (software writes, skew)
 
 	// Scheduler state of the current round (saved in snapshots, so that a
 	// run stopped mid-round continues exactly).
@@ -335,17 +336,29 @@ func (m *Machine) Now() uint64 {
 }
 
 // mtime is the CLINT's time counter: virtual time in timebase ticks.
-func (m *Machine) mtime() uint64 { return m.Now() / m.cfg.InsnsPerTick }
+// It is the same value for the CLINT's mtime register and the time CSR,
+// including any offset software wrote to mtime or clock skew the explorer
+// gave the node.
+func (m *Machine) mtime() uint64 { return m.Now()/m.cfg.InsnsPerTick + m.mtimeOff }
 
 // MTime returns the current mtime.
 func (m *Machine) MTime() uint64 { return m.mtime() }
 
-// TicksToTime converts an mtime value to virtual time (instruction slots).
+// SetMTime sets mtime to v from now on (a write to the CLINT's mtime, or a
+// node's clock skew): the offset is part of the machine's state.
+func (m *Machine) SetMTime(v uint64) { m.mtimeOff = v - m.Now()/m.cfg.InsnsPerTick }
+
+// TicksToTime returns the virtual time (instruction slots) at which mtime
+// reaches ticks: 0 if it has already.
 func (m *Machine) TicksToTime(ticks uint64) uint64 {
-	if ticks > ^uint64(0)/m.cfg.InsnsPerTick {
+	if ticks < m.mtimeOff {
+		return 0
+	}
+	t := ticks - m.mtimeOff
+	if t > ^uint64(0)/m.cfg.InsnsPerTick {
 		return ^uint64(0)
 	}
-	return ticks * m.cfg.InsnsPerTick
+	return t * m.cfg.InsnsPerTick
 }
 
 // Schedule implements hw.Clock.

@@ -19,7 +19,8 @@ const (
 // Timebase is what the CLINT needs from the machine's clock.
 type Timebase interface {
 	hw.Clock
-	MTime() uint64                   // current mtime, before the CLINT's offset
+	MTime() uint64                   // current mtime
+	SetMTime(v uint64)               // mtime is v from now on
 	TicksToTime(ticks uint64) uint64 // virtual time at which mtime reaches ticks
 }
 
@@ -36,7 +37,6 @@ type CLINT struct {
 	msip     []bool
 	mtimecmp []uint64
 	pending  []uint64 // scheduled event id per hart (0: none)
-	offset   uint64   // mtime as written by software minus the clock's mtime
 }
 
 // New returns a CLINT driving the given harts' lines.
@@ -54,7 +54,7 @@ func New(clock Timebase, harts []Hart) *CLINT {
 	return c
 }
 
-func (c *CLINT) mtime() uint64 { return c.clock.MTime() + c.offset }
+func (c *CLINT) mtime() uint64 { return c.clock.MTime() }
 
 // Read implements hw.Device.
 func (c *CLINT) Read(off uint64, size int) (uint64, bool) {
@@ -98,7 +98,7 @@ func (c *CLINT) Write(off uint64, size int, v uint64) bool {
 		if !ok {
 			return false
 		}
-		c.offset = nv - c.clock.MTime()
+		c.clock.SetMTime(nv)
 		for i := range c.harts {
 			c.update(i)
 		}
@@ -109,7 +109,7 @@ func (c *CLINT) Write(off uint64, size int, v uint64) bool {
 // SetSkew sets mtime to the machine's timebase plus skew ticks (clock skew
 // between the nodes of a cluster). Call it before the machine runs.
 func (c *CLINT) SetSkew(skew uint64) {
-	c.offset = skew
+	c.clock.SetMTime(c.clock.MTime() + skew)
 	for i := range c.harts {
 		c.update(i)
 	}
@@ -128,10 +128,7 @@ func (c *CLINT) update(i int) {
 		return
 	}
 	c.harts[i].MTIP.SetLevel(false)
-	at := c.clock.TicksToTime(c.mtimecmp[i] - c.offset)
-	if c.mtimecmp[i] < c.offset {
-		at = 0
-	}
+	at := c.clock.TicksToTime(c.mtimecmp[i])
 	c.pending[i] = c.clock.Schedule(at, c, uint64(i))
 }
 
@@ -180,7 +177,6 @@ func (c *CLINT) Save(e *hw.Encoder) {
 		e.U64(c.mtimecmp[i])
 		e.U64(c.pending[i])
 	}
-	e.U64(c.offset)
 }
 
 // Restore implements hw.Persist. Interrupt lines are part of the harts'
@@ -195,6 +191,5 @@ func (c *CLINT) Restore(d *hw.Decoder) error {
 		c.mtimecmp[i] = d.U64()
 		c.pending[i] = d.U64()
 	}
-	c.offset = d.U64()
 	return d.Err()
 }

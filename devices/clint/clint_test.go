@@ -12,16 +12,21 @@ import (
 // recorded, not fired.
 type fakeClock struct {
 	now    uint64
+	off    uint64
 	events map[uint64]uint64 // id -> time
 	seq    uint64
 }
 
 func newClock() *fakeClock { return &fakeClock{events: map[uint64]uint64{}} }
 
-func (c *fakeClock) Now() uint64   { return c.now }
-func (c *fakeClock) MTime() uint64 { return c.now / 100 }
+func (c *fakeClock) Now() uint64       { return c.now }
+func (c *fakeClock) MTime() uint64     { return c.now/100 + c.off }
+func (c *fakeClock) SetMTime(v uint64) { c.off = v - c.now/100 }
 func (c *fakeClock) TicksToTime(t uint64) uint64 {
-	return t * 100
+	if t < c.off {
+		return 0
+	}
+	return (t - c.off) * 100
 }
 func (c *fakeClock) Schedule(at uint64, _ hw.EventTarget, _ uint64) uint64 {
 	c.seq++
