@@ -23,8 +23,8 @@ deps:
 guest-images: deps
 	@$(MAKE) -s -C guest-images/linux all >/dev/null
 
-# The demo: boot unmodified OpenSBI and Linux on 4 harts to everett's smoke
-# init, then the same boot again to show it is bit-for-bit identical.
+# The demo: explore the replicated key-value example (three Linux nodes)
+# until the explorer finds its bug, then replay the report exactly.
 demo: deps build guest-images
 	@scripts/demo.sh
 

@@ -1,25 +1,30 @@
 #!/bin/sh
-# make demo: boots the bundled Linux guest on everett with 4 harts, showing
-# its console, then boots it again and compares state hashes.
+# make demo: explore the replicated key-value example (three Linux nodes
+# under OpenSBI, a client workload, partitions, crashes, packet faults) until
+# the explorer finds its bug, then replay the report exactly.
 set -eu
 cd "$(dirname "$0")/.."
-kernel=$(sh guest-images/linux/build-kernel.sh)
-initrd=$(sh guest-images/linux/build-initramfs.sh)
-disk=$(sh guest-images/linux/build-disk.sh)
-run() {
-	bin/everett run --smp 4 --kernel "$kernel" --initrd "$initrd" --disk "$disk" \
-		--append "console=ttyS0" --seed 1 --stats --state-hash "$@"
-}
-echo "== everett: booting OpenSBI + Linux 6.1 on 4 harts (virt platform)"
-run 2>"${TMPDIR:-/tmp}/everett-demo.1"
-cat "${TMPDIR:-/tmp}/everett-demo.1"
-echo "== again, to show the run is a pure function of its inputs"
-run >/dev/null 2>"${TMPDIR:-/tmp}/everett-demo.2"
-h1=$(grep state-hash "${TMPDIR:-/tmp}/everett-demo.1")
-h2=$(grep state-hash "${TMPDIR:-/tmp}/everett-demo.2")
-if [ "$h1" = "$h2" ]; then
-	echo "identical: $h1"
-else
-	echo "DIFFERENT: $h1 vs $h2" >&2
+out=${EVERETT_DEMO_OUT:-everett-out/kv}
+echo "== building the guest (Linux 6.1 and the kv initramfs; cached after the first time)"
+sh guest-images/examples/kv/build.sh >/dev/null
+echo "== everett explore guest-images/examples/kv/spec.yaml --seed 1 --universes 8"
+rc=0
+bin/everett explore guest-images/examples/kv/spec.yaml --seed 1 --universes 8 --out "$out" || rc=$?
+if [ "$rc" -ne 1 ]; then
+	echo "demo: the explorer found no failure (exit $rc)" >&2
 	exit 1
 fi
+report=$(ls "$out"/failure-assertion-*acknowledged*.json 2>/dev/null | head -1)
+[ -n "$report" ] || report=$(ls "$out"/failure-*.json | head -1)
+echo "== everett replay $report"
+rc=0
+bin/everett replay "$report" || rc=$?
+[ "$rc" -eq 1 ] || { echo "demo: the report did not reproduce" >&2; exit 1; }
+echo "== the last lines the client printed before the assertion failed:"
+python3 - "$report" <<'PY' 2>/dev/null || true
+import json, sys
+r = json.load(open(sys.argv[1]))
+tail = r["console_tails"][r["failure"]["node"]].splitlines()
+print("\n".join(l for l in tail if l.startswith("kv:"))[-1500:])
+PY
+echo "Reports and summary: $out/ (bisect, shrink and replay them with everett bisect|shrink|replay)."
