@@ -102,3 +102,38 @@ func TestTheKVExampleLosesAnAcknowledgedWriteAndReplays(t *testing.T) {
 	}
 	t.Logf("lost write in universe %d; decisions %d -> %d after %d replays", lost.Universe, sh.Before, sh.After, sh.Replays)
 }
+
+func TestBisectingTheRaceExampleNamesNWithTheFailureFalseAtNMinus1AndTrueAtN(t *testing.T) {
+	root := repoRoot(t)
+	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/race")).CombinedOutput(); err != nil {
+		t.Fatalf("building the race example: %v\n%s", err, out)
+	}
+	s, err := ELFSpec(filepath.Join(root, "build/examples/race.elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Explore(s, Options{Seed: 1, Universes: 200, Workers: 2})
+	if err != nil || len(res.Failures) == 0 {
+		t.Fatalf("no failure to bisect (%v)", err)
+	}
+	r := res.Failures[0]
+	b, err := Bisect(r, BisectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Found {
+		t.Fatal("bisect found nothing")
+	}
+	for _, c := range []struct {
+		until uint64
+		fails bool
+	}{{b.First - 1, false}, {b.First, true}} {
+		got, err := Replay(r, ReplayOptions{Until: c.until})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if failed := got.Failure != nil && got.ICount <= c.until; failed != c.fails {
+			t.Fatalf("replaying to %d: failed=%v, want %v", c.until, failed, c.fails)
+		}
+	}
+}

@@ -84,12 +84,8 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 	return s
 }
 
-// fork builds a universe from snapshot s whose future is seeded with seed.
-func fork(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte) (*Universe, error) {
-	return forkWith(spec, s, seed, globalCov, nil)
-}
-
-// forkWith is fork with the nodes' consoles echoed.
+// forkWith builds a universe from snapshot s whose future is seeded with
+// seed, echoing the nodes' consoles when echo is set.
 func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
 	u := &Universe{
 		echo: echo,
