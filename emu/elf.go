@@ -49,8 +49,13 @@ type ELF struct {
 	Entry    uint64
 	Segments []Segment
 	symbols  map[string]uint64
+	sizes    map[string]uint64
 	names    []string // sorted
 }
+
+// SymbolSize returns the size of a symbol (st_size: for a function, its
+// length in bytes), or 0.
+func (e *ELF) SymbolSize(name string) uint64 { return e.sizes[name] }
 
 // Symbol returns the value of a symbol from the ELF symbol table.
 func (e *ELF) Symbol(name string) (uint64, bool) {
@@ -81,7 +86,7 @@ func ParseELF(b []byte) (*ELF, error) {
 	if m := le.Uint16(b[18:]); m != emRISCV {
 		return nil, fmt.Errorf("%w (e_machine %d)", ErrELFMachine, m)
 	}
-	e := &ELF{Entry: le.Uint64(b[24:]), symbols: map[string]uint64{}}
+	e := &ELF{Entry: le.Uint64(b[24:]), symbols: map[string]uint64{}, sizes: map[string]uint64{}}
 	phoff := le.Uint64(b[32:])
 	shoff := le.Uint64(b[40:])
 	phentsize := uint64(le.Uint16(b[54:]))
@@ -157,6 +162,7 @@ func ParseELF(b []byte) (*ELF, error) {
 			nm := string(n[:end])
 			if _, dup := e.symbols[nm]; !dup {
 				e.symbols[nm] = le.Uint64(sym[8:])
+				e.sizes[nm] = le.Uint64(sym[16:])
 				e.names = append(e.names, nm)
 			}
 		}

@@ -194,3 +194,23 @@ func TestMetricsAreScrapedWithThePrometheusClientLibrary(t *testing.T) {
 		}
 	}
 }
+
+func TestCoverageCanBeRestrictedToAFunction(t *testing.T) {
+	s := elfSpec(t, "racy", 2)
+	s.Search.Coverage = "sym:hart_main"
+	lo, hi, err := s.coverageRange()
+	if err != nil || hi <= lo || hi-lo > 4096 {
+		t.Fatalf("range [%#x, %#x): %v", lo, hi, err)
+	}
+	all, err := Explore(elfSpec(t, "racy", 2), Options{Seed: 2, Universes: 8, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := Explore(s, Options{Seed: 2, Universes: 8, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if some.Coverage == 0 || some.Coverage >= all.Coverage {
+		t.Fatalf("edges in hart_main %d, everywhere %d", some.Coverage, all.Coverage)
+	}
+}

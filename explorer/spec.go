@@ -423,12 +423,17 @@ func (s *Spec) coverageRange() (lo, hi uint64, err error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		lo, ok1 := e.Symbol(name)
-		hi, ok2 := e.Symbol(name + "_end")
-		if !ok1 || !ok2 {
-			return 0, 0, fmt.Errorf("symbols %s and %s_end not found in %s", name, name, s.nodes[0].ELF.Path)
+		lo, ok := e.Symbol(name)
+		if !ok {
+			return 0, 0, fmt.Errorf("symbol %s not found in %s", name, s.nodes[0].ELF.Path)
 		}
-		return lo, hi, nil
+		if hi, ok := e.Symbol(name + "_end"); ok && hi > lo {
+			return lo, hi, nil
+		}
+		if n := e.SymbolSize(name); n > 0 {
+			return lo, lo + n, nil // a function: its own code
+		}
+		return 0, 0, fmt.Errorf("symbol %s has no size and there is no %s_end symbol", name, name)
 	}
 	a, b, ok := strings.Cut(c, "-")
 	if !ok {

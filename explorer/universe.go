@@ -804,3 +804,22 @@ func (u *Universe) setBreakpoint(node int, addr uint64) {
 		u.nodes[node].b.SetBreakpoint(addr, true)
 	}
 }
+
+// NodeMachine is one node of a universe: its machine spec and, unless the
+// node is down, its machine.
+type NodeMachine struct {
+	Spec    *board.Spec
+	Machine *board.Built
+}
+
+// Nodes returns the universe's nodes.
+func (u *Universe) Nodes() []NodeMachine {
+	out := make([]NodeMachine, len(u.nodes))
+	for i, n := range u.nodes {
+		out[i] = NodeMachine{Spec: n.spec}
+		if !n.down {
+			out[i].Machine = n.b
+		}
+	}
+	return out
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"everett/explorer"
+	"everett/snapshot"
 )
 
 type exploreFlags struct {
@@ -176,6 +177,7 @@ func newReplayCmd() *cobra.Command {
 	var until uint64
 	var console bool
 	var traceWindow int
+	var snapOut string
 	cmd := &cobra.Command{
 		Use:   "replay REPORT.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
@@ -194,6 +196,11 @@ func newReplayCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			out := cmd.OutOrStdout()
+			if snapOut != "" {
+				if err := saveReplaySnapshots(out, res.Universe, snapOut); err != nil {
+					return fmt.Errorf("--snapshot-out: %w", err)
+				}
+			}
 			if traceWindow > 0 {
 				steps, err := explorer.TraceWindow(r, res.ICount, traceWindow)
 				if err != nil {
@@ -232,5 +239,27 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().Uint64Var(&until, "until", 0, "stop at this instruction count")
 	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
 	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
+	cmd.Flags().StringVar(&snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
 	return cmd
+}
+
+// saveReplaySnapshots writes each node's state where a replay stopped as a
+// snapshot file that everett restore accepts.
+func saveReplaySnapshots(out io.Writer, u *explorer.Universe, path string) error {
+	nodes := u.Nodes()
+	for i, n := range nodes {
+		if n.Machine == nil {
+			fmt.Fprintf(out, "node %d is down: no snapshot\n", i)
+			continue
+		}
+		p := path
+		if len(nodes) > 1 {
+			p = fmt.Sprintf("%s.node%d", path, i)
+		}
+		if _, err := snapshot.Write(p, n.Spec, n.Machine.Snapshot(), nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "saved node %d at instruction %d to %s (everett restore %s)\n", i, n.Machine.ICount(), p, p)
+	}
+	return nil
 }
