@@ -258,7 +258,7 @@ func (rp *replayer) checkpoint() *checkpoint {
 
 // restore resumes from a checkpoint (no reseeding: the same future).
 func (rp *replayer) restore(c *checkpoint) error {
-	u, err := restoreUniverse(rp.spec, c.snap, rp.u.suppress)
+	u, err := restoreUniverse(rp.spec, c.snap, restoreOpts{suppress: rp.u.suppress})
 	if err != nil {
 		return err
 	}
@@ -267,14 +267,22 @@ func (rp *replayer) restore(c *checkpoint) error {
 	return nil
 }
 
-// restoreUniverse rebuilds a universe exactly as it was at s.
-func restoreUniverse(spec *Spec, s *UniverseSnapshot, suppress map[int]bool) (*Universe, error) {
+// restoreOpts are the host-side settings of a restored universe.
+type restoreOpts struct {
+	suppress  map[int]bool
+	echo      func(int) interface{ Write([]byte) (int, error) }
+	globalCov []byte
+	maxSnaps  int
+}
+
+// restoreUniverse rebuilds a universe exactly as it was at s (no reseeding).
+func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe, error) {
 	u := &Universe{
 		spec: spec, plan: s.plan, t: s.T, path: append([]Fork(nil), s.Path...),
 		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
 		progressAt: s.progressAt, liveStart: s.liveStart,
 		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
-		suppress: suppress,
+		suppress: o.suppress, echo: o.echo, globalCov: o.globalCov, maxSnaps: o.maxSnaps,
 	}
 	u.setup()
 	u.sw = s.sw.clone(u)

@@ -53,7 +53,7 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 	}
 	common := base.checkpoint()
 	mk := func(seed uint64) (*replayer, error) {
-		u, err := restoreUniverse(base.spec, common.snap, nil)
+		u, err := restoreUniverse(base.spec, common.snap, restoreOpts{})
 		if err != nil {
 			return nil, err
 		}

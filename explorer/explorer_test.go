@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -212,5 +213,41 @@ func TestCoverageCanBeRestrictedToAFunction(t *testing.T) {
 	}
 	if some.Coverage == 0 || some.Coverage >= all.Coverage {
 		t.Fatalf("edges in hart_main %d, everywhere %d", some.Coverage, all.Coverage)
+	}
+}
+
+func TestAFailureInAForkedUniverseReplaysAlongItsForkPath(t *testing.T) {
+	root := repoRoot(t)
+	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/race")).CombinedOutput(); err != nil {
+		t.Fatalf("building the race example: %v\n%s", err, out)
+	}
+	s, err := ELFSpec(filepath.Join(root, "build/examples/race.elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Search.ForkPercent = 100
+	s.Search.Coverage = ""
+	var forked *Report
+	for seed := uint64(1); seed <= 6 && forked == nil; seed++ {
+		res, err := Explore(s, Options{Seed: seed, Universes: 120, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Failures {
+			if len(r.Path) > 1 {
+				forked = r
+			}
+		}
+	}
+	if forked == nil {
+		t.Skip("no failure in a forked universe for seeds 1-6")
+	}
+	got, err := Replay(forked, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced {
+		t.Fatalf("fork path %v: replay %v at %d (%s); report %s at %d (%s)", forked.Path,
+			got.Failure, got.ICount, got.StateHash, forked.Signature, forked.ICount, forked.StateHash)
 	}
 }

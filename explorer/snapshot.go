@@ -87,35 +87,10 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 // forkWith builds a universe from snapshot s whose future is seeded with
 // seed, echoing the nodes' consoles when echo is set.
 func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
-	u := &Universe{
-		echo: echo,
-		spec: spec, plan: s.plan, t: s.T,
-		path:      append([]Fork(nil), s.Path...),
-		globalCov: globalCov, maxSnaps: 4,
-		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
-		progressAt: s.progressAt, liveStart: s.liveStart,
-		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
+	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, globalCov: globalCov, maxSnaps: 4})
+	if err != nil {
+		return nil, err
 	}
-	u.setup()
-	u.sw = s.sw.clone(u)
-	u.asserts.merge(s.asserts)
-	for i, ns := range s.nodes {
-		n := &node{spec: ns.spec, down: ns.down, done: ns.done, icount: ns.icount}
-		u.nodes = append(u.nodes, n)
-		if ns.down {
-			continue
-		}
-		if err := u.boot(i, true, ns.snap); err != nil {
-			return nil, err
-		}
-		n.console.tail = append([]byte(nil), ns.tail...)
-		n.console.line = append([]byte(nil), ns.line...)
-		n.console.bytes = ns.written
-	}
-	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
-	_ = u.netRNG.Restore(hw.NewDecoder(s.net))
-	_ = u.fltRNG.Restore(hw.NewDecoder(s.flt))
-	u.faults = append([]faultEvent(nil), s.faults...)
 	u.forkAt(seed)
 	return u, nil
 }

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -266,17 +264,11 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if err := f.snap.check(f.maxInsns, f.checkDet); err != nil {
 		return err
 	}
-	console := stdout
-	if f.console != "" {
-		cf, err := os.Create(f.console)
-		if err != nil {
-			return usageErr("--console: %v", err)
-		}
-		defer cf.Close()
-		bw := bufio.NewWriter(cf)
-		defer bw.Flush()
-		console = bw
+	console, closeConsole, err := openConsole(f.console, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeConsole()
 	b, err := build(in, f, console)
 	if err != nil {
 		return err
@@ -420,30 +412,22 @@ func writeTrace(w *bufio.Writer, m *emu.Machine, h *emu.Hart, pc uint64, raw uin
 	fmt.Fprintf(w, "%d %d %016x %s %s%s\n", m.ICount(), h.ID, pc, bits, isa.Disasm(in, pc), mark)
 }
 
-// parseSize parses sizes like 4096, 64K, 64KiB, 256M, 256MiB, 1G, 1GiB.
-func parseSize(s string) (uint64, error) {
-	t := strings.TrimSpace(s)
-	mult := uint64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   uint64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t = strings.TrimSuffix(t, u.suffix)
-			mult = u.mult
-			break
-		}
+// parseSize parses a RAM size (see board.ParseSize).
+func parseSize(s string) (uint64, error) { return board.ParseSize(s) }
+
+// openConsole returns the guest console's writer: stdout, or a buffered
+// file (flushed and closed by the returned function).
+func openConsole(path string, stdout io.Writer) (io.Writer, func(), error) {
+	if path == "" {
+		return stdout, func() {}, nil
 	}
-	n, err := strconv.ParseUint(t, 10, 64)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("not a size (want e.g. 256MiB)")
+	cf, err := os.Create(path)
+	if err != nil {
+		return nil, nil, usageErr("--console: %v", err)
 	}
-	if n > (1<<40)/mult {
-		return 0, fmt.Errorf("larger than 1 TiB")
-	}
-	v := n * mult
-	if v%4096 != 0 {
-		return 0, fmt.Errorf("not a multiple of 4 KiB")
-	}
-	return v, nil
+	bw := bufio.NewWriter(cf)
+	return bw, func() {
+		bw.Flush()
+		cf.Close()
+	}, nil
 }

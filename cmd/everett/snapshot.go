@@ -247,17 +247,11 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 	if err := f.snap.checkFrom(icount, limit, false); err != nil {
 		return err
 	}
-	console := stdout
-	if f.console != "" {
-		cf, err := os.Create(f.console)
-		if err != nil {
-			return usageErr("--console: %v", err)
-		}
-		defer cf.Close()
-		bw := bufio.NewWriter(cf)
-		defer bw.Flush()
-		console = bw
+	console, closeConsole, err := openConsole(f.console, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeConsole()
 	b, err := file.Restore(board.BuildOptions{Console: console}, reseed, f.seed)
 	if err != nil {
 		return usageErr("%s: %v", path, err)
