@@ -251,3 +251,22 @@ func TestAFailureInAForkedUniverseReplaysAlongItsForkPath(t *testing.T) {
 			got.Failure, got.ICount, got.StateHash, forked.Signature, forked.ICount, forked.StateHash)
 	}
 }
+
+// FuzzLoadReport: any file gives a report or an error naming the problem,
+// never a panic.
+func FuzzLoadReport(f *testing.F) {
+	f.Add([]byte(`{"format":"everett-report/1","fork_path":[{"at":0,"seed":1}],"spec":{"boards":[{"board":"baremetal","harts":2,"ram_bytes":4096,"elf":{"path":"/nonexistent"}}]}}`))
+	f.Add([]byte(`{"format":"everett-report/1","fork_path":[],"spec":{"boards":[]}}`))
+	f.Add([]byte(`not json`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := LoadReport(p)
+		if err == nil && (len(r.Path) == 0 || len(r.Spec.Boards) == 0) {
+			t.Fatal("accepted a report without a fork path or nodes")
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"everett/emu"
 	"everett/emu/board"
 )
 
@@ -162,10 +163,21 @@ func LoadReport(path string) (*Report, error) {
 		if b == nil {
 			return nil, fmt.Errorf("%w: %s: node %d missing", ErrReport, path, i)
 		}
+		if b.Board != board.BoardBareMetal && b.Board != board.BoardVirt {
+			return nil, fmt.Errorf("%w: %s: node %d: unknown board %q", ErrReport, path, i, b.Board)
+		}
+		if b.Harts < 1 || b.Harts > emu.MaxHarts || b.RAMBytes == 0 || b.RAMBytes%4096 != 0 || b.RAMBytes > 1<<40 {
+			return nil, fmt.Errorf("%w: %s: node %d: %d harts, %d bytes of RAM", ErrReport, path, i, b.Harts, b.RAMBytes)
+		}
 		if err := b.Load(); err != nil {
 			return nil, fmt.Errorf("%w: node %d: %v", ErrReport, i, err)
 		}
 	}
+	s := r.spec()
+	if err := s.validateSettings(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrReport, path, err)
+	}
+	r.Spec.Spec = *s
 	return r, nil
 }
 

@@ -315,6 +315,15 @@ func (s *Spec) validate() error {
 			s.nodes = append(s.nodes, bs)
 		}
 	}
+	return s.validateSettings()
+}
+
+// validateSettings checks (and defaults) everything but the nodes' images:
+// the network, faults, oracles, budgets and search.
+func (s *Spec) validateSettings() error {
+	if len(s.nodes) == 0 {
+		return specErr("nodes", "at least one node is needed")
+	}
 	if s.Network.LatencyMin == 0 {
 		s.Network.LatencyMin = Duration(defaultLatencyMin)
 	}
