@@ -270,3 +270,13 @@ func FuzzLoadReport(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSpec: any YAML gives a spec or an error, never a panic.
+func FuzzParseSpec(f *testing.F) {
+	f.Add([]byte("name: x\nnodes: [{elf: /nonexistent, harts: 2}]\nfaults: {drop: 0.5}\n"))
+	f.Add([]byte("nodes: [{kernel: /x, count: 3, append: 'a {i}'}]\nbudgets: {time: 1s}\n"))
+	f.Add([]byte("search: {coverage: 0x10-0x20}\noracles: {console: ['a(']}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = ParseSpec(b, t.TempDir())
+	})
+}
