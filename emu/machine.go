@@ -542,7 +542,12 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			budget = 1
 		}
 		pc := h.pc
-		b := h.lookup()
+		var b *block
+		if e := &h.c.jc[pc>>1&jcMask]; e.pc == pc && e.ctx == h.ctx && e.b.valid {
+			b = e.b // the jump cache hit, inline
+		} else {
+			b = h.lookup()
+		}
 		if cov := m.cov; cov != nil && pc-m.covLo < m.covSpan {
 			cur := (pc >> 1) * 0x9e3779b1
 			cov[(cur^h.covPrev)&m.covMask] = 1
