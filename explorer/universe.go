@@ -208,10 +208,12 @@ func drawPlan(s *Spec, root uint64) Plan {
 	stalls := []uint64{0, 5, 20, 50}
 	depths := []int{1, 2, 3, 5, 10}
 	modes := []emu.SchedMode{emu.SchedRandom, emu.SchedRandom, emu.SchedPCT, emu.SchedPCT, emu.SchedFixed}
+	spans := []uint64{10_000, 100_000, 1_000_000, 10_000_000, 100_000_000}
 	mode := modes[r.Uint64()%uint64(len(modes))]
 	qmax := qmaxes[r.Uint64()%uint64(len(qmaxes))]
 	stall := stalls[r.Uint64()%uint64(len(stalls))]
 	depth := depths[r.Uint64()%uint64(len(depths))]
+	span := spans[r.Uint64()%uint64(len(spans))]
 	switch s.Faults.Schedule {
 	case "fixed":
 		mode = emu.SchedFixed
@@ -221,13 +223,21 @@ func drawPlan(s *Spec, root uint64) Plan {
 		mode = emu.SchedPCT
 	}
 	p.Sched = emu.SchedConfig{Mode: mode}
-	if mode != emu.SchedFixed {
+	switch {
+	case mode == emu.SchedFixed && s.Faults.Schedule == "" && len(s.nodes) == 1:
+		// Swarm's "regular" schedule: a fixed quantum, but a different one
+		// per seed (with one node and no other randomness, a fixed schedule
+		// would make every such universe the same).
+		p.Sched = emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: qmax, QuantumMax: qmax}
+	case mode != emu.SchedFixed:
 		p.Sched.QuantumMin = 1
 		p.Sched.QuantumMax = qmax
 		p.Sched.StallPercent = stall
 		if mode == emu.SchedPCT {
+			// Change points fall in the first span instructions; the span
+			// is drawn because the program's length is not known.
 			p.Sched.Depth = depth
-			p.Sched.Span = max(s.Budgets.Instructions/4, 1_000_000)
+			p.Sched.Span = min(span, max(s.Budgets.Instructions, 10_000))
 		}
 	}
 	return p
