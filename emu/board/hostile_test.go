@@ -136,3 +136,36 @@ func TestGarbageVirtqueuesNeverCrashOrHangTheHost(t *testing.T) {
 		}
 	}
 }
+
+func TestConsoleInputArrivesAtFixedVirtualTimes(t *testing.T) {
+	// The hart waits for interrupts (wfi; j .-4), so time skips ahead.
+	idle := []byte{0x73, 0x00, 0x50, 0x10, 0x6f, 0xf0, 0xdf, 0xff}
+	vm, err := board.NewVirt(board.Virt{
+		Harts: 1, RAMBytes: 64 << 20, BIOS: idle, Kernel: idle,
+		ConsoleInput: []byte("hi"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsr := func() uint64 { v, _ := vm.BusRead(board.UARTBase+5, 1); return v }
+	// Nothing before 1 virtual second.
+	vm.RunUntil(0, 999_000_000)
+	if lsr()&1 != 0 {
+		t.Fatal("console input arrived before 1 virtual second")
+	}
+	vm.RunUntil(0, 1_000_200_000)
+	if lsr()&1 == 0 {
+		t.Fatal("no console input by 1 virtual second")
+	}
+	got := []byte{}
+	for i := 0; i < 2; i++ {
+		for lsr()&1 == 0 {
+			vm.RunUntil(0, vm.Now()+100_000)
+		}
+		b, _ := vm.BusRead(board.UARTBase, 1)
+		got = append(got, byte(b))
+	}
+	if string(got) != "hi" {
+		t.Fatalf("read %q, want %q", got, "hi")
+	}
+}
