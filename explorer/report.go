@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"everett/emu"
@@ -68,6 +69,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 	for k := range u.suppress {
 		r.Suppressed = append(r.Suppressed, k)
 	}
+	sort.Ints(r.Suppressed) // map order must not reach the report
 	return r
 }
 
