@@ -1,0 +1,64 @@
+package emu
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// A hostile guest: random instruction words in every privilege mode it can
+// reach (it may write any CSR, satp, mtvec, …), run for a while. The host
+// must never panic or hang, whatever the bits; guest faults are traps.
+func runRandomCode(t testing.TB, seed uint64, words int, steps uint64) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	m, err := New(Config{RAMBytes: 1 << 20, Harts: 2, Quantum: 97})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := make([]byte, 4*words)
+	for i := 0; i < words; i++ {
+		w := r.Uint32()
+		switch r.IntN(4) {
+		case 0: // mostly valid-looking 32-bit encodings
+			w |= 3
+		case 1: // system and CSR instructions, to reach S/U and the MMU
+			w = w&^0x7f | 0x73
+		}
+		binary.LittleEndian.PutUint32(code[4*i:], w)
+	}
+	if err := m.WritePhys(DefaultRAMBase, code); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range m.Harts() {
+		h.SetPC(DefaultRAMBase + uint64(r.IntN(words))*4)
+		for i := 1; i < 32; i++ {
+			v := r.Uint64()
+			if r.IntN(2) == 0 {
+				v = DefaultRAMBase + v%(1<<20) // point into RAM
+			}
+			h.SetX(i, v)
+		}
+		h.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
+	}
+	m.Run(steps)
+	if m.ICount() > steps {
+		t.Fatalf("ran %d instructions past the limit %d", m.ICount(), steps)
+	}
+}
+
+func TestRandomCodeNeverCrashesTheHost(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 30
+	}
+	for seed := uint64(0); seed < uint64(n); seed++ {
+		runRandomCode(t, seed, 1024, 20_000)
+	}
+}
+
+func FuzzRandomCode(f *testing.F) {
+	f.Add(uint64(1))
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		runRandomCode(t, seed, 512, 5_000)
+	})
+}
