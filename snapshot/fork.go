@@ -87,6 +87,9 @@ func Fork(c ForkConfig) ([]Outcome, error) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
+		// determinism: ok — each universe is built, run and released by one
+		// worker goroutine and shares only the immutable snapshot; outcomes
+		// are stored by seed index, so the result does not depend on workers.
 		go func() {
 			defer wg.Done()
 			for {

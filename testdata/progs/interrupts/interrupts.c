@@ -5,51 +5,7 @@
  * an S-mode handler (§3.1.8), and the global enables: M interrupts are
  * taken in S and U whatever mstatus.MIE says (§3.1.6.1). Nothing
  * timing-dependent is printed. The priority order is in irqprio. */
-#include "rt.h"
-
-static volatile u64 seq[16];
-static volatile int nseq;
-static volatile i64 vecs[16];
-static volatile char modes[16];
-
-void rt_irq_hook(struct rt_frame *f, char mode)
-{
-	u64 cause = f->cause & ~CAUSE_INTR;
-	if (nseq < 16) {
-		vecs[nseq] = f->vec;
-		modes[nseq] = mode;
-		seq[nseq++] = cause;
-	}
-	switch (cause) {
-	case 3:
-		*CLINT_MSIP(0) = 0;
-		break;
-	case 7:
-		*CLINT_MTIMECMP(0) = ~0UL;
-		break;
-	case 1:
-		if (mode == 'M')
-			csr_clear(mip, 2);
-		else
-			csr_clear(sip, 2);
-		break;
-	case 5:
-		csr_clear(mip, 32);
-		break;
-	default:
-		rt_printf("unexpected interrupt %lx\n", cause);
-		rt_exit(3);
-	}
-}
-
-static void print_seq(const char *what)
-{
-	rt_printf("%s:", what);
-	for (int i = 0; i < nseq; i++)
-		rt_printf(" %c%lu/v%ld", modes[i], seq[i], vecs[i]);
-	rt_printf("\n");
-	nseq = 0;
-}
+#include "irqrec.h"
 
 static void timer(void)
 {
