@@ -1,0 +1,138 @@
+package explorer
+
+import (
+	"everett/emu"
+)
+
+// The plan: the fault model and schedule a universe draws from its root
+// seed (swarm testing).
+
+// Plan is the fault model of a universe: the spec's settings with every
+// unset kind decided by swarm testing from the root seed.
+type Plan struct {
+	Drop, Duplicate, Reorder float64
+	LatencyMin, LatencyMax   uint64
+	Partitions, Crashes      int
+	DiskErrors, DiskCorrupt  float64
+	SkewMax                  uint64 // ns
+	Sched                    emu.SchedConfig
+	Chaos                    uint64
+}
+
+// derive makes an independent seed for a stream.
+func derive(seed uint64, stream uint64) uint64 {
+	x := seed ^ (stream+1)*0x9e3779b97f4a7c15
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	x *= 0x94d049bb133111eb
+	return x ^ x>>32
+}
+
+// Stream numbers.
+const (
+	streamSwarm = 1
+	streamNet   = 2
+	streamFault = 3
+	streamGuest = 100 // + node
+	streamSched = 200 // + node
+)
+
+// drawPlan decides the fault model for a root seed.
+func drawPlan(s *Spec, root uint64) Plan {
+	r := emu.NewPRNG(derive(root, streamSwarm))
+	swarm := s.Faults.Swarm == nil || *s.Faults.Swarm
+	pick := func(forced *float64, choices ...float64) float64 {
+		v := choices[r.Uint64()%uint64(len(choices))] // always draw: plans stay aligned
+		if forced != nil {
+			return *forced
+		}
+		if !swarm {
+			return 0
+		}
+		return v
+	}
+	pickInt := func(forced *int, choices ...int) int {
+		v := choices[r.Uint64()%uint64(len(choices))]
+		if forced != nil {
+			return *forced
+		}
+		if !swarm {
+			return 0
+		}
+		return v
+	}
+	p := Plan{
+		LatencyMin: s.Network.LatencyMin.Ns(),
+		LatencyMax: s.Network.LatencyMax.Ns(),
+		Chaos:      s.Faults.Chaos.Ns(),
+	}
+	multi := len(s.nodes) > 1
+	p.Drop = pick(s.Faults.Drop, 0, 0, 0.01, 0.05, 0.2)
+	p.Duplicate = pick(s.Faults.Duplicate, 0, 0, 0.01, 0.05)
+	p.Reorder = pick(s.Faults.Reorder, 0, 0, 0.05, 0.2)
+	p.Partitions = pickInt(s.Faults.Partitions, 0, 1, 2, 4)
+	p.Crashes = pickInt(s.Faults.Crashes, 0, 0, 1, 2)
+	if !multi {
+		p.Drop, p.Duplicate, p.Reorder, p.Partitions = 0, 0, 0, 0
+	}
+	hasDisk := false
+	for _, n := range s.nodes {
+		hasDisk = hasDisk || n.Disk != nil
+	}
+	p.DiskErrors = pick(s.Faults.DiskErrors, 0, 0, 0.001, 0.01)
+	p.DiskCorrupt = pick(s.Faults.DiskCorrupt, 0, 0, 0, 0.001)
+	if !hasDisk {
+		p.DiskErrors, p.DiskCorrupt = 0, 0
+	}
+	if s.bareMetal() {
+		p.Crashes = 0
+	}
+	skews := []uint64{0, 0, 1_000_000, 50_000_000, 500_000_000}
+	skew := skews[r.Uint64()%uint64(len(skews))]
+	switch {
+	case s.Faults.ClockSkew != nil:
+		p.SkewMax = s.Faults.ClockSkew.Ns()
+	case swarm && multi:
+		p.SkewMax = skew
+	}
+	// The schedule: a fixed schedule now and then (the baseline), random
+	// quanta with stalls, or PCT, with strengths from the seed.
+	qmaxes := []uint64{8, 64, 512, 4096, 20000}
+	stalls := []uint64{0, 5, 20, 50}
+	depths := []int{1, 2, 3, 5, 10}
+	modes := []emu.SchedMode{emu.SchedRandom, emu.SchedRandom, emu.SchedPCT, emu.SchedPCT, emu.SchedFixed}
+	spans := []uint64{10_000, 100_000, 1_000_000, 10_000_000, 100_000_000}
+	mode := modes[r.Uint64()%uint64(len(modes))]
+	qmax := qmaxes[r.Uint64()%uint64(len(qmaxes))]
+	stall := stalls[r.Uint64()%uint64(len(stalls))]
+	depth := depths[r.Uint64()%uint64(len(depths))]
+	span := spans[r.Uint64()%uint64(len(spans))]
+	switch s.Faults.Schedule {
+	case "fixed":
+		mode = emu.SchedFixed
+	case "random":
+		mode = emu.SchedRandom
+	case "pct":
+		mode = emu.SchedPCT
+	}
+	p.Sched = emu.SchedConfig{Mode: mode}
+	switch {
+	case mode == emu.SchedFixed && s.Faults.Schedule == "" && len(s.nodes) == 1:
+		// Swarm's "regular" schedule: a fixed quantum, but a different one
+		// per seed (with one node and no other randomness, a fixed schedule
+		// would make every such universe the same).
+		p.Sched = emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: qmax, QuantumMax: qmax}
+	case mode != emu.SchedFixed:
+		p.Sched.QuantumMin = 1
+		p.Sched.QuantumMax = qmax
+		p.Sched.StallPercent = stall
+		if mode == emu.SchedPCT {
+			// Change points fall in the first span instructions; the span
+			// is drawn because the program's length is not known.
+			p.Sched.Depth = depth
+			p.Sched.Span = min(span, max(s.Budgets.Instructions, 10_000))
+		}
+	}
+	return p
+}

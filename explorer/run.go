@@ -1,0 +1,199 @@
+package explorer
+
+import (
+	"fmt"
+
+	"everett/emu"
+)
+
+// The run loop: windows of virtual time, the nodes in turn, and the
+// oracles that judge a universe between windows.
+
+func (u *Universe) fail(f *Failure) {
+	if u.failure != nil || u.finished {
+		return
+	}
+	u.failure = f
+	u.failTime = u.now()
+	u.stopAll()
+}
+
+func (u *Universe) finish() {
+	if u.failure != nil || u.finished {
+		return
+	}
+	u.finished = true
+	u.reason = "the guest reported success (sdk exit 0)"
+	u.stopAll()
+}
+
+func (u *Universe) stopAll() {
+	for _, n := range u.nodes {
+		if n.b != nil {
+			n.b.Stop()
+		}
+	}
+}
+
+func (u *Universe) interesting(why string) {
+	if len(u.wantSnap) < 8 {
+		u.wantSnap = append(u.wantSnap, why)
+	}
+}
+
+// runTo runs the universe until virtual time stop (0: until it ends). It
+// returns when the universe has ended (failure, success, budget) or the
+// time is reached.
+func (u *Universe) runTo(stop uint64) { u.runUntilCount(stop, 0) }
+
+// runUntilCount is runTo that also stops when the universe's instruction
+// count reaches count (0: no bound), exactly, even inside a window.
+func (u *Universe) runUntilCount(stop, count uint64) {
+	s := u.spec
+	for u.failure == nil && !u.finished {
+		if stop != 0 && u.t >= stop {
+			return
+		}
+		end := u.t + u.window
+		if stop != 0 && end > stop {
+			end = stop
+		}
+		u.applyFaults(end)
+		alive := false
+		for _, n := range u.nodes {
+			if n.down || n.done {
+				continue
+			}
+			alive = true
+			var lim uint64
+			if count != 0 {
+				total := u.ICount()
+				if total >= count {
+					return
+				}
+				lim = n.b.ICount() + (count - total)
+			}
+			r := n.b.RunUntil(lim, end)
+			if r == emu.StopLimit {
+				return // the instruction count was reached inside the window
+			}
+			if r == emu.StopBreak || u.breakHit {
+				u.breakHit = true
+				return
+			}
+			u.nodeStopped(n, r)
+			if u.failure != nil || u.finished {
+				return
+			}
+		}
+		u.t = end
+		u.sw.deliver(end)
+		if !alive && !u.anyRestartPending() {
+			u.finished = true
+			u.reason = "every node powered off"
+			return
+		}
+		u.checkHang()
+		if u.failure != nil {
+			return
+		}
+		if u.ICount() >= s.Budgets.Instructions || u.t >= s.Budgets.Time.Ns() {
+			u.budgetSpent()
+			return
+		}
+		u.checkCoverage()
+		if len(u.wantSnap) > 0 {
+			u.takeSnapshot(u.wantSnap[0])
+			u.wantSnap = u.wantSnap[:0]
+		}
+	}
+}
+
+func (u *Universe) anyRestartPending() bool {
+	for _, f := range u.faults {
+		if f.Kind == "restart" {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeStopped handles why a node's run returned.
+func (u *Universe) nodeStopped(n *node, r emu.StopReason) {
+	idx := u.indexOf(n)
+	switch r {
+	case emu.StopPowerOff:
+		n.done = true
+		if code := n.b.ExitCode(); code != 0 {
+			u.fail(&Failure{Kind: "exit", Message: fmt.Sprintf("exit code %d", code), Node: idx})
+			return
+		}
+		if u.spec.bareMetal() {
+			u.finished = true
+			u.reason = "the program exited 0"
+		}
+	case emu.StopReset:
+		u.fail(&Failure{Kind: "reboot", Message: "the guest rebooted", Node: idx})
+	case emu.StopHalted:
+		u.fail(&Failure{Kind: "hang", Message: "every hart halted", Node: idx})
+	case emu.StopIdle:
+		u.fail(&Failure{Kind: "hang", Message: "every hart waits for an interrupt that cannot come", Node: idx})
+	}
+	if r == emu.StopTime && u.spec.bareMetal() && n.b.Idle() {
+		u.fail(&Failure{Kind: "hang", Message: "every hart waits for an interrupt that cannot come", Node: idx})
+	}
+}
+
+func (u *Universe) indexOf(n *node) int {
+	for i, x := range u.nodes {
+		if x == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkHang fails a universe without progress for the hang budget, or
+// without progress in the liveness phase.
+func (u *Universe) checkHang() {
+	s := u.spec
+	if h := s.Oracles.Hang.Ns(); h > 0 && u.t > u.progressAt+h {
+		u.fail(&Failure{Kind: "hang", Message: fmt.Sprintf("no progress for %v of virtual time", s.Oracles.Hang)})
+		return
+	}
+	if l := s.Oracles.Liveness.Ns(); l > 0 && u.liveStart != 0 && u.t > u.progressAt+l && u.progressAt <= u.liveStart+l {
+		u.fail(&Failure{Kind: "liveness", Message: fmt.Sprintf("no progress within %v after healing a quorum", s.Oracles.Liveness)})
+	}
+}
+
+func (u *Universe) budgetSpent() {
+	s := u.spec
+	hang := s.bareMetal()
+	if s.Oracles.BudgetIsHang != nil {
+		hang = *s.Oracles.BudgetIsHang
+	}
+	if hang {
+		u.fail(&Failure{Kind: "hang", Message: "did not finish within its budget"})
+		return
+	}
+	u.finished = true
+	u.reason = "budget spent"
+}
+
+// checkCoverage counts edges this universe covered that the search had
+// not, and asks for a snapshot when there are new ones.
+func (u *Universe) checkCoverage() {
+	if u.cov == nil || u.globalCov == nil {
+		return
+	}
+	n := 0
+	for i, b := range u.cov {
+		if b != 0 && u.globalCov[i] == 0 {
+			n++
+		}
+	}
+	if n > u.newEdges {
+		u.newEdges = n
+		u.interesting(fmt.Sprintf("new coverage (%d edges)", n))
+	}
+}
