@@ -154,6 +154,9 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		return 0, false
 	}
 	if h.ram.Contains(pa, uint64(size)) {
+		if h.m.comm.on && !h.m.commLoad(h, pa) {
+			return 0, false // preempted before the load
+		}
 		pn := (pa - h.ram.Base) >> pageShift
 		p := h.ram.readPage(pn)
 		e := &h.ltlb[va>>pageShift&tlbMask]
@@ -197,13 +200,17 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 			return stTrap
 		}
 		res := stOK
+		c := &h.m.comm
+		c.noYield = true // a store split between two turns would be torn
 		for i := 0; i < size; i++ {
 			r := h.storeSlow(va+uint64(i), 1, v>>(8*i))
 			if r == stTrap {
+				c.noYield = false
 				return r
 			}
 			res |= r
 		}
+		c.noYield = false
 		return res
 	}
 	pa, cause, ok := h.translate(va, accStore, h.dataPriv)
@@ -229,6 +236,9 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 // watched pages and copy-on-write, and refills the store TLB when allowed.
 func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	m := h.m
+	if m.comm.on && !m.commStore(h, pa) {
+		return stTrap // preempted before the store (h.yield says so)
+	}
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
 	fl := h.ram.flag(pn)
@@ -281,6 +291,11 @@ func (h *Hart) translateAMO(va uint64, size int, acc access) (pa uint64, ok bool
 	if !h.ram.Contains(pa, uint64(size)) {
 		h.raise(accessFault(acc), va)
 		return 0, false
+	}
+	if m := h.m; m.comm.on {
+		if acc == accLoad && !m.commLoad(h, pa) || acc == accStore && !m.commStore(h, pa) {
+			return 0, false // preempted before the access
+		}
 	}
 	return pa, true
 }

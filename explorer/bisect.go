@@ -269,10 +269,10 @@ func (rp *replayer) restore(c *checkpoint) error {
 
 // restoreOpts are the host-side settings of a restored universe.
 type restoreOpts struct {
-	suppress  map[int]bool
-	echo      func(int) interface{ Write([]byte) (int, error) }
-	globalCov []byte
-	maxSnaps  int
+	suppress map[int]bool
+	echo     func(int) interface{ Write([]byte) (int, error) }
+	seen     *Seen
+	maxSnaps int
 }
 
 // restoreUniverse rebuilds a universe exactly as it was at s (no reseeding).
@@ -281,8 +281,8 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		spec: spec, plan: s.plan, t: s.T, path: append([]Fork(nil), s.Path...),
 		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
 		progressAt: s.progressAt, liveStart: s.liveStart,
-		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
-		suppress: o.suppress, echo: o.echo, globalCov: o.globalCov, maxSnaps: o.maxSnaps,
+		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next,
+		suppress: o.suppress, echo: o.echo, seen: o.seen, maxSnaps: o.maxSnaps,
 	}
 	u.setup()
 	u.sw = s.sw.clone(u)

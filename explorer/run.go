@@ -179,21 +179,3 @@ func (u *Universe) budgetSpent() {
 	u.finished = true
 	u.reason = "budget spent"
 }
-
-// checkCoverage counts edges this universe covered that the search had
-// not, and asks for a snapshot when there are new ones.
-func (u *Universe) checkCoverage() {
-	if u.cov == nil || u.globalCov == nil {
-		return
-	}
-	n := 0
-	for i, b := range u.cov {
-		if b != 0 && u.globalCov[i] == 0 {
-			n++
-		}
-	}
-	if n > u.newEdges {
-		u.newEdges = n
-		u.interesting(fmt.Sprintf("new coverage (%d edges)", n))
-	}
-}

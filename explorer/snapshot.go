@@ -86,8 +86,8 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 
 // forkWith builds a universe from snapshot s whose future is seeded with
 // seed, echoing the nodes' consoles when echo is set.
-func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, globalCov []byte, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
-	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, globalCov: globalCov, maxSnaps: 4})
+func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, seen *Seen, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
+	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, seen: seen, maxSnaps: 4})
 	if err != nil {
 		return nil, err
 	}

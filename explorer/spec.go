@@ -70,6 +70,9 @@ type FaultSpec struct {
 	DiskCorrupt *float64  `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
 	ClockSkew   *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
 	Schedule    string    `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
+	// Preemptions bounds the preemptions at communication events between
+	// harts per universe (0: none; unset: drawn per seed).
+	Preemptions *int `yaml:"preemptions" json:"preemptions,omitempty"`
 	// Chaos is the virtual time from the start (or from setup_complete)
 	// during which faults are injected.
 	Chaos Duration `yaml:"chaos" json:"chaos"`
@@ -351,6 +354,9 @@ func (s *Spec) validateSettings() error {
 		if p.v != nil && (*p.v < 0 || *p.v > 100) {
 			return specErr("faults."+p.name, "%d is not in 0..100", *p.v)
 		}
+	}
+	if p := s.Faults.Preemptions; p != nil && (*p < 0 || *p > emu.MaxPreemptions) {
+		return specErr("faults.preemptions", "%d (want 0..%d)", *p, emu.MaxPreemptions)
 	}
 	switch s.Faults.Schedule {
 	case "", "swarm", "fixed", "random", "pct":

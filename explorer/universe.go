@@ -70,13 +70,13 @@ type Universe struct {
 	reason   string
 
 	// Coverage: this universe's bitmap and the search's at the start.
-	cov       []byte
-	globalCov []byte
-	newEdges  int
-	wantSnap  []string
-	snaps     []*UniverseSnapshot
-	maxSnaps  int
-	echo      func(node int) interface{ Write([]byte) (int, error) }
+	cov      *emu.Coverage
+	seen     *Seen // the search's coverage when the universe started (nil: none)
+	newEdges int   // novel buckets (edges and pairs) at the last check
+	wantSnap []string
+	snaps    []*UniverseSnapshot
+	maxSnaps int
+	echo     func(node int) interface{ Write([]byte) (int, error) }
 
 	// Bisection: a console pattern to watch, and breakpoints.
 	consoleWatch *regexp.Regexp
@@ -87,25 +87,26 @@ type Universe struct {
 	bpOn         bool
 
 	// Kept when the machines are released.
-	hash      uint64
-	icountEnd uint64
-	tails     []string
+	hash        uint64
+	icountEnd   uint64
+	preemptions int // at communication events, all nodes
+	tails       []string
 }
 
 // newUniverse builds the root universe of seed (path [{0, seed}]).
-func newUniverse(s *Spec, root uint64, globalCov []byte) (*Universe, error) {
-	return newUniverseWith(s, root, globalCov, nil)
+func newUniverse(s *Spec, root uint64, seen *Seen) (*Universe, error) {
+	return newUniverseWith(s, root, seen, nil)
 }
 
 // newUniverseWith is newUniverse with pre applied before the nodes are
 // built.
-func newUniverseWith(s *Spec, root uint64, globalCov []byte, pre func(*Universe)) (*Universe, error) {
+func newUniverseWith(s *Spec, root uint64, seen *Seen, pre func(*Universe)) (*Universe, error) {
 	u := &Universe{
-		spec:      s,
-		plan:      drawPlan(s, root),
-		path:      []Fork{{At: 0, Seed: root}},
-		globalCov: globalCov,
-		maxSnaps:  4,
+		spec:     s,
+		plan:     drawPlan(s, root),
+		path:     []Fork{{At: 0, Seed: root}},
+		seen:     seen,
+		maxSnaps: 4,
 	}
 	if pre != nil {
 		pre(u)
@@ -152,12 +153,8 @@ func (u *Universe) setup() {
 	if u.window == 0 {
 		u.window = 50_000
 	}
-	if lo, hi, _ := s.coverageRange(); hi > lo {
-		u.cov = make([]byte, covBytes)
-	}
+	u.newCoverage()
 }
-
-const covBytes = 1 << 16
 
 // boot builds node i's machine (restore: from snap instead of booting).
 func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
@@ -193,6 +190,9 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 			return err
 		}
 	}
+	// Communication events are tracked on every multi-hart node: they are
+	// preemption points and interleaving coverage (emu/comm.go).
+	b.TrackCommunication(true)
 	return nil
 }
 

@@ -66,7 +66,11 @@ type Summary struct {
 	Assertions []explorer.AssertionState `json:"assertions"`
 	NeverHit   []string                  `json:"sometimes_never_reached"`
 	Coverage   int                       `json:"coverage_edges"`
-	Elapsed    string                    `json:"elapsed"`
+	// CoverageFill is the fraction of the edge map's slots in use.
+	CoverageFill float64 `json:"coverage_map_fill"`
+	// Pairs counts the distinct interleaving pairs seen.
+	Pairs   int    `json:"interleaving_pairs"`
+	Elapsed string `json:"elapsed"`
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -144,7 +148,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
+		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}

@@ -232,25 +232,35 @@ func TestCoverageIsRecordedWithoutChangingTheRun(t *testing.T) {
 	plain := newBoard(t, prog, 4, &o1)
 	want := finish(plain, &o1, plain.Run(maxInsns))
 	covered := newBoard(t, prog, 4, &o2)
-	bitmap := make([]byte, 1<<16)
-	if err := covered.EnableCoverage(bitmap, 0x8000_0000, 0); err != nil {
+	cov, err := emu.NewCoverage(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := covered.EnableCoverage(cov, 0x8000_0000, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := finish(covered, &o2, covered.Run(maxInsns)); got != want {
 		t.Fatal("coverage changed the run")
 	}
 	n := 0
-	for _, b := range bitmap {
-		n += int(b)
+	for _, c := range cov.Edges {
+		if c != 0 {
+			n++
+		}
 	}
-	if n < 50 {
-		t.Fatalf("only %d edges covered", n)
+	if n < 50 || n != len(cov.TouchedEdges) {
+		t.Fatalf("%d edges covered, %d listed as touched", n, len(cov.TouchedEdges))
 	}
-	empty := make([]byte, 1<<16)
+	for _, c := range cov.Edges[len(cov.Edges)/2:] {
+		if c != 0 {
+			t.Fatal("a machine-mode program counted edges in the user half")
+		}
+	}
+	empty, _ := emu.NewCoverage(1 << 16)
 	m := newBoard(t, prog, 4, &o1)
 	m.EnableCoverage(empty, 0x1000, 0x2000) // no code there
 	m.Run(maxInsns)
-	for _, b := range empty {
+	for _, b := range empty.Edges {
 		if b != 0 {
 			t.Fatal("coverage outside the requested range")
 		}
