@@ -98,7 +98,10 @@ func TestResultsDoNotDependOnTheNumberOfWorkers(t *testing.T) {
 func TestAHangWithoutTheSDKIsFound(t *testing.T) {
 	s := elfSpec(t, "deadlock", 2)
 	s.Budgets.Instructions = 5_000_000
-	res, err := Explore(s, Options{Seed: 3, Universes: 200, Workers: 2})
+	// Universe 447 from seed 1. The inversion's window lies between two
+	// private stretches, where no communication event falls: only
+	// round-based schedules reach it, and they run in part of the seeds.
+	res, err := Explore(s, Options{Seed: 1, Universes: 600, Workers: 2, StopOnFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}
