@@ -76,3 +76,34 @@ func TestPreemptionAtCommunicationEventsIsWhatFindsTheTestThenSetRace(t *testing
 		t.Fatalf("round-based schedules found the race in universe %d: the example no longer needs preemption points", u)
 	}
 }
+
+func TestTheSeqlockReaderRaceOnLinuxIsFoundFromAnOrdinaryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots Linux")
+	}
+	root := repoRoot(t)
+	out, err := exec.Command("sh", filepath.Join(root, "guest-images/examples/seqlock/build.sh")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the seqlock example: %v\n%s", err, out)
+	}
+	s, err := LoadSpec(filepath.Join(root, "guest-images/examples/seqlock/spec.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// README: found within 40 universes from seed 1 (universe 0).
+	u, res := firstFailure(t, s, 1, 40)
+	if u < 0 {
+		t.Fatalf("the torn read was not found in %d universes", res.Universes)
+	}
+	r := res.Failures[0]
+	if r.Signature != "assertion: always: a reader sees one version of the record" {
+		t.Fatalf("found %q", r.Signature)
+	}
+	got, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced {
+		t.Fatal("the torn read does not replay exactly")
+	}
+}
