@@ -1,0 +1,147 @@
+package explorer
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// faultReport explores the faulting bare-metal program and returns its
+// failure's report.
+func faultReport(t *testing.T) *Report {
+	t.Helper()
+	s := elfSpec(t, "fault", 1)
+	res, err := Explore(s, Options{Seed: 1, Universes: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Signature != "exit: exit code 7" {
+		t.Fatalf("failures %v, want the trap handler's exit code 7", signatures(res))
+	}
+	return res.Failures[0]
+}
+
+func hexVal(t *testing.T, s string) uint64 {
+	t.Helper()
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	if err != nil {
+		t.Fatalf("%q is not 0x hex: %v", s, err)
+	}
+	return v
+}
+
+func TestABareMetalFailureNamesTheFaultThatLedThereNotTheOneItHandled(t *testing.T) {
+	r := faultReport(t)
+	rt := r.RootTrap
+	if rt == nil {
+		t.Fatal("the report names no root trap")
+	}
+	t.Logf("root trap: %s", rt)
+	if rt.CauseName != "load-access-fault" || rt.Cause != 5 || rt.Priv != "M" || rt.Hart != 0 || rt.Node != 0 {
+		t.Fatalf("root trap %+v, want hart 0's M-mode load-access-fault", rt)
+	}
+	if hexVal(t, rt.Tval) != 0x10 {
+		t.Fatalf("tval %s, want the bad pointer 0x10", rt.Tval)
+	}
+	if !strings.HasPrefix(rt.Symbol, "read_config") {
+		t.Fatalf("symbol %q, want read_config", rt.Symbol)
+	}
+	if rt.Predicate != "trap:load-access-fault@0x10" {
+		t.Fatalf("predicate %q", rt.Predicate)
+	}
+	// It survives the JSON round trip, under its documented name.
+	b, _ := json.Marshal(r)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m["root_trap"] == nil {
+		t.Fatalf("no root_trap in the report JSON (%v)", err)
+	}
+	// A replay names the same trap.
+	got, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced || got.RootTrap == nil || *got.RootTrap != *rt {
+		t.Fatalf("replay: reproduced %v, root trap %+v; the report's %+v", got.Reproduced, got.RootTrap, rt)
+	}
+}
+
+func TestBisectingATrapLandsOnTheFaultingInstruction(t *testing.T) {
+	r := faultReport(t)
+	rt := r.RootTrap
+	if rt == nil {
+		t.Fatal("no root trap")
+	}
+	pc := hexVal(t, rt.PC)
+	for _, c := range []struct {
+		pred  string
+		first uint64 // 0: before the root trap
+	}{
+		{rt.Predicate, rt.ICount},
+		{"trap:5@10", rt.ICount},
+		{"trap:load-access-fault", rt.ICount},
+		{"trap:breakpoint", 0}, // the handled ebreak, earlier
+	} {
+		t.Run(c.pred, func(t *testing.T) {
+			p, err := ParsePredicate(c.pred, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Bisect(r, BisectOptions{Predicate: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Found {
+				t.Fatal("not found")
+			}
+			if c.first != 0 && res.First != c.first {
+				t.Fatalf("first %d, want the root trap's %d", res.First, c.first)
+			}
+			if c.first == 0 && res.First >= rt.ICount {
+				t.Fatalf("first %d, want before the root trap at %d", res.First, rt.ICount)
+			}
+			if !res.At.Trapped || res.At.ICount != res.First {
+				t.Fatalf("the instruction at %d is %+v: not the trapping one", res.First, res.At)
+			}
+			if c.first != 0 && (res.At.PC != pc || !strings.HasPrefix(res.At.Symbol, "read_config")) {
+				t.Fatalf("landed on pc %#x <%s>, want the faulting %#x", res.At.PC, res.At.Symbol, pc)
+			}
+			for _, n := range []struct {
+				n    uint64
+				want bool
+			}{{res.First - 1, false}, {res.First, true}} {
+				rp, err := newReplayer(r, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := p.trap
+				rp.u.trapWatch = &w
+				rp.advanceExact(n.n)
+				if got := p.holds(rp.u, r.Signature); got != n.want {
+					t.Fatalf("at %d the predicate is %v, want %v", n.n, got, n.want)
+				}
+			}
+		})
+	}
+	p, _ := ParsePredicate("trap:load-page-fault", nil)
+	res, err := Bisect(r, BisectOptions{Predicate: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Found {
+		t.Fatalf("a trap that never happens was found at %d", res.First)
+	}
+}
+
+func TestTrapPredicatesNeedAKnownCauseAndAHexTval(t *testing.T) {
+	for _, text := range []string{"trap:", "trap:page-fault", "trap:13@", "trap:13@xyz", "trap:99", "node1/trap:load-page-fault@zz"} {
+		if _, err := ParsePredicate(text, nil); err == nil {
+			t.Errorf("%q accepted", text)
+		}
+	}
+	for _, text := range []string{"trap:13", "trap:0xd@0x10", "trap:load-page-fault@10", "trap:store-page-fault@ffffffff80000000", "node1/trap:illegal-instruction"} {
+		if _, err := ParsePredicate(text, nil); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
