@@ -102,6 +102,10 @@ func (h *Hart) checkInterrupts() bool {
 	for _, i := range interruptOrder {
 		if take>>i&1 != 0 {
 			h.waiting = false
+			if h.m.trapObs != nil {
+				h.observeInterrupt(i)
+				return true
+			}
 			h.takeTrap(i, 0, true)
 			return true
 		}

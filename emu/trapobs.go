@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// Observing traps. A TrapObserver sees every synchronous exception a hart
-// takes and every xRET, on the trap path only: the interpreter's hot loop
+// Observing traps. A TrapObserver sees every trap a hart takes
+// (exceptions and interrupts) and every xRET, on the trap path only: the interpreter's hot loop
 // never looks at it. It is an observation, like coverage: it is not part
 // of the machine's state, never changes what the guest does, and a
 // snapshot neither saves nor restores it.
 
-// Trap is one synchronous exception as a hart takes it.
+// Trap is one trap as a hart takes it.
 type Trap struct {
 	// ICount is the machine's instruction count including the trapping
 	// slot: running the machine to ICount-1 stops before the trap, running
@@ -22,14 +22,17 @@ type Trap struct {
 	Priv   uint8  // the privilege the hart trapped from
 	To     uint8  // the privilege that handles it (PrivM or PrivS)
 	PC     uint64 // the instruction that trapped (the new xepc)
-	Cause  uint64 // the exception code (no interrupt bit)
+	Cause  uint64 // the exception code, or the interrupt number
 	Tval   uint64 // the new xtval
+	// Interrupt is set for an interrupt: it is taken between
+	// instructions, after ICount of them, and uses no slot.
+	Interrupt bool
 }
 
-// TrapObserver is told of exceptions and trap returns.
+// TrapObserver is told of traps and trap returns.
 type TrapObserver interface {
-	// Trap is called after exception t has been delivered (the hart is
-	// in its handler).
+	// Trap is called after trap t has been delivered (the hart is in its
+	// handler).
 	Trap(t Trap)
 	// Return is called after an mret or sret on hart: the hart now runs
 	// at privilege priv from pc. from is the privilege it returned from.
@@ -44,6 +47,14 @@ func (m *Machine) ObserveTraps(o TrapObserver) { m.trapObs = o }
 func (h *Hart) observeTrap(cause, tval uint64) {
 	t := Trap{ICount: h.m.icount + uint64(h.pos) + 1, Hart: h.ID, Priv: h.priv, PC: h.pc, Cause: cause, Tval: tval}
 	h.takeTrap(cause, tval, false)
+	t.To = h.priv
+	h.m.trapObs.Trap(t)
+}
+
+// observeInterrupt delivers interrupt irq to the observer.
+func (h *Hart) observeInterrupt(irq uint64) {
+	t := Trap{ICount: h.m.icount + uint64(h.pos), Hart: h.ID, Priv: h.priv, PC: h.pc, Cause: irq, Interrupt: true}
+	h.takeTrap(irq, 0, true)
 	t.To = h.priv
 	h.m.trapObs.Trap(t)
 }

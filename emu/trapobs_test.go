@@ -120,6 +120,22 @@ func TestTheTrapObserverNamesTheInstructionCountAtWhichEachExceptionIsTaken(t *t
 	}
 }
 
+func TestTheTrapObserverSeesAnInterruptAfterTheInstructionThatEnablesIt(t *testing.T) {
+	m := trapProgram(t, "csrrsi zero,mstatus,8") // MIE: the pending MSI is taken after it
+	asm(t, m, 0xc, "addi t1,zero,8", "csrrs zero,mie,t1")
+	m.Hart(0).IRQ(IntMSI).SetLevel(true)
+	log := &trapLog{}
+	m.ObserveTraps(log)
+	m.Run(20)
+	if len(log.traps) == 0 {
+		t.Fatal("no trap observed")
+	}
+	want := Trap{ICount: 6, Hart: 0, Priv: PrivM, To: PrivM, PC: DefaultRAMBase + 0x18, Cause: IntMSI, Interrupt: true}
+	if got := log.traps[0]; got != want {
+		t.Fatalf("observed %+v, want %+v", got, want)
+	}
+}
+
 func TestObservingTrapsDoesNotChangeTheRun(t *testing.T) {
 	a := trapProgram(t, "ld a2,8(zero)")
 	b := trapProgram(t, "ld a2,8(zero)")

@@ -15,10 +15,10 @@ import (
 // there, so that bisecting the failure can start from the faulting
 // instruction rather than from the console line that reported it.
 //
-// Each node keeps, per hart, the chain of exceptions whose handlers have
-// not returned yet: an exception pushes, an xRET pops the innermost entry
-// handled at the level it returns from, and an exception taken from
-// U-mode starts a new chain (nothing can be pending below user code on
+// Each node keeps, per hart, the chain of traps whose handlers have not
+// returned yet: a trap pushes, an xRET pops the innermost entry handled at
+// the level it returns from, and a trap taken from U-mode starts a new
+// chain (nothing can be pending below user code on
 // that hart). A demand-paging fault therefore lives only until its sret;
 // the fault that kills a process is still there when the kernel prints
 // why, and so is the first fault of a bare-metal trap storm.
@@ -70,8 +70,12 @@ type trapTap struct {
 	chains [][]trapEntry // per hart, outermost first
 }
 
-func isEcall(cause uint64) bool {
-	return cause == emu.CauseEcallU || cause == emu.CauseEcallS || cause == emu.CauseEcallM
+// candidate reports whether the entry may be a root trap: an exception
+// other than an ecall. Interrupts and ecalls are in the chains only so
+// that the xRETs that end them pop them and not a fault beneath.
+func (e *trapEntry) candidate() bool {
+	c := e.Cause
+	return !e.Interrupt && c != emu.CauseEcallU && c != emu.CauseEcallS && c != emu.CauseEcallM
 }
 
 // Trap implements emu.TrapObserver.
@@ -79,9 +83,15 @@ func (tp *trapTap) Trap(t emu.Trap) {
 	u := tp.u
 	n := u.nodes[tp.node]
 	at := u.ICount() - n.b.ICount() + t.ICount
-	if w := u.trapWatch; w != nil && !u.trapHit && w.node == tp.node && w.cause == t.Cause && (!w.hasTval || w.tval == t.Tval) {
+	if w := u.trapWatch; w != nil && !u.trapHit && !t.Interrupt && w.node == tp.node && w.cause == t.Cause && (!w.hasTval || w.tval == t.Tval) {
 		u.trapHit = true
 	}
+	tp.push(trapEntry{Trap: t, at: at})
+}
+
+// push adds a trap to its hart's chain.
+func (tp *trapTap) push(e trapEntry) {
+	t := e.Trap
 	for len(tp.chains) <= t.Hart {
 		tp.chains = append(tp.chains, nil)
 	}
@@ -89,7 +99,6 @@ func (tp *trapTap) Trap(t emu.Trap) {
 	if t.Priv == emu.PrivU {
 		c = c[:0]
 	}
-	e := trapEntry{Trap: t, at: at}
 	if len(c) == trapChainMax {
 		c[len(c)-1] = e
 	} else {
@@ -185,7 +194,7 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		for _, c := range tp.chains {
 			for i := range c {
 				e := &c[i]
-				if isEcall(e.Cause) || (kind == "user" && e.Priv != emu.PrivU) || (kind == "kernel" && e.Priv == emu.PrivU) {
+				if !e.candidate() || (kind == "user" && e.Priv != emu.PrivU) || (kind == "kernel" && e.Priv == emu.PrivU) {
 					continue
 				}
 				for _, a := range addrs {
@@ -205,7 +214,7 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		var any *trapEntry
 		for i := range c {
 			e := &c[i]
-			if isEcall(e.Cause) {
+			if !e.candidate() {
 				continue
 			}
 			if any == nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"everett/emu"
 )
 
 // faultReport explores the faulting bare-metal program and returns its
@@ -144,4 +146,63 @@ func TestTrapPredicatesNeedAKnownCauseAndAHexTval(t *testing.T) {
 			t.Errorf("%q: %v", text, err)
 		}
 	}
+}
+
+func TestTrapChainsKeepTheFaultsWhoseHandlersHaveNotReturned(t *testing.T) {
+	fault := func(at uint64, priv, to uint8, pc uint64) trapEntry {
+		return trapEntry{Trap: emu.Trap{Hart: 1, Priv: priv, To: to, PC: pc, Cause: emu.CauseLoadPageFault}, at: at}
+	}
+	irq := trapEntry{Trap: emu.Trap{Hart: 1, Priv: emu.PrivS, To: emu.PrivS, Cause: emu.IntSTI, Interrupt: true}, at: 5}
+	pcs := func(tp *trapTap) []uint64 {
+		var out []uint64
+		for _, e := range tp.chains[1] {
+			out = append(out, e.PC)
+		}
+		return out
+	}
+	t.Run("a demand-paging fault ends with its sret", func(t *testing.T) {
+		tp := &trapTap{}
+		tp.push(fault(1, emu.PrivU, emu.PrivS, 0x100))
+		tp.Return(1, emu.PrivS, emu.PrivU, 0x100)
+		if len(tp.chains[1]) != 0 {
+			t.Fatalf("chain %x", pcs(tp))
+		}
+	})
+	t.Run("an interrupt inside the fault's handler pops itself, not the fault", func(t *testing.T) {
+		tp := &trapTap{}
+		tp.push(fault(1, emu.PrivU, emu.PrivS, 0x100))
+		tp.push(irq)
+		tp.Return(1, emu.PrivS, emu.PrivS, 0xffff0000)
+		if got := pcs(tp); len(got) != 1 || got[0] != 0x100 {
+			t.Fatalf("chain %x, want the fault at 0x100", got)
+		}
+	})
+	t.Run("an mret pops the M-mode entry above an S-mode one", func(t *testing.T) {
+		tp := &trapTap{}
+		tp.push(fault(1, emu.PrivU, emu.PrivS, 0x100))
+		tp.push(fault(2, emu.PrivS, emu.PrivM, 0x200))
+		tp.Return(1, emu.PrivM, emu.PrivS, 0x204)
+		if got := pcs(tp); len(got) != 1 || got[0] != 0x100 {
+			t.Fatalf("chain %x, want the fault at 0x100", got)
+		}
+	})
+	t.Run("a trap from U-mode starts a new chain", func(t *testing.T) {
+		tp := &trapTap{}
+		tp.push(fault(1, emu.PrivU, emu.PrivS, 0x100))
+		tp.push(fault(2, emu.PrivS, emu.PrivS, 0x200)) // its handler never returned
+		tp.push(fault(3, emu.PrivU, emu.PrivS, 0x300))
+		if got := pcs(tp); len(got) != 1 || got[0] != 0x300 {
+			t.Fatalf("chain %x, want only the fault at 0x300", got)
+		}
+	})
+	t.Run("a trap storm keeps its first trap", func(t *testing.T) {
+		tp := &trapTap{}
+		for i := uint64(0); i < 3*trapChainMax; i++ {
+			tp.push(fault(i, emu.PrivM, emu.PrivM, 0x1000+i))
+		}
+		got := pcs(tp)
+		if len(got) != trapChainMax || got[0] != 0x1000 || got[len(got)-1] != 0x1000+3*trapChainMax-1 {
+			t.Fatalf("chain of %d from %#x to %#x", len(got), got[0], got[len(got)-1])
+		}
+	})
 }
