@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"everett/emu"
+	"everett/emu/board"
 )
 
 // faultReport explores the faulting bare-metal program and returns its
@@ -205,4 +206,60 @@ func TestTrapChainsKeepTheFaultsWhoseHandlersHaveNotReturned(t *testing.T) {
 			t.Fatalf("chain of %d from %#x to %#x", len(got), got[0], got[len(got)-1])
 		}
 	})
+}
+
+func TestKernelFailuresAreTracedToTheKernelModeExceptionTheyReport(t *testing.T) {
+	entry := func(hart int, at uint64, priv, to uint8, pc uint64, cause, tval uint64) trapEntry {
+		return trapEntry{Trap: emu.Trap{Hart: hart, Priv: priv, To: to, PC: pc, Cause: cause, Tval: tval}, at: at}
+	}
+	const kpc = 0xffffffff80201234
+	universe := func() *Universe {
+		tp := &trapTap{node: 0}
+		// Hart 0: a user fault whose handler faults in the kernel at
+		// address 8 (an oops), with a syscall's ecall around it all.
+		tp.push(entry(0, 10, emu.PrivU, emu.PrivS, 0x10500, emu.CauseLoadPageFault, 0x7fff0000))
+		tp.push(entry(0, 20, emu.PrivS, emu.PrivS, kpc, emu.CauseLoadPageFault, 8))
+		// Hart 1: a BUG()'s ebreak, later.
+		tp.push(entry(1, 30, emu.PrivS, emu.PrivS, kpc+0x100, emu.CauseBreakpoint, kpc+0x100))
+		u := &Universe{spec: &Spec{}}
+		u.nodes = []*node{{spec: &board.Spec{Board: board.BoardVirt}, traps: tp}}
+		return u
+	}
+	for _, c := range []struct {
+		name, message, line string
+		running             int
+		wantPC              uint64
+		why                 string
+	}{
+		{"an oops names the address it could not handle", "kernel oops",
+			"[    1.000000] Unable to handle kernel paging request at virtual address 0000000000000008", -1, kpc, "the kernel's message names its address"},
+		{"a BUG is the kernel-mode trap of the hart that printed it", "kernel BUG",
+			"[    1.000000] kernel BUG at mm/slub.c:123!", 1, kpc + 0x100, "the outermost pending exception of the hart that failed"},
+		{"a panic on hart 0 is its kernel-mode fault, not the user fault beneath", "kernel panic",
+			"[    1.000000] Kernel panic - not syncing: Fatal exception", 0, kpc, "the outermost pending exception of the hart that failed"},
+		{"a signal without an address is the user fault", "process killed by a signal",
+			"[    1.000000] Killed process 7 (x)", 0, 0x10500, "the outermost pending exception of the hart that failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &Failure{Kind: "console", Message: c.message, Line: c.line}
+			rt := universe().explain(f, c.running)
+			if rt == nil {
+				t.Fatal("no root trap")
+			}
+			if hexVal(t, rt.PC) != c.wantPC || rt.Why != c.why {
+				t.Fatalf("root trap %s, want pc %#x because %q", rt, c.wantPC, c.why)
+			}
+		})
+	}
+	t.Run("a Linux hang names no trap", func(t *testing.T) {
+		if rt := universe().explain(&Failure{Kind: "hang", Message: "no progress"}, -1); rt != nil {
+			t.Fatalf("a hang was traced to %s", rt)
+		}
+	})
+}
+
+func TestAFailureWithoutAFaultNamesNoTrap(t *testing.T) {
+	if r := raceReport(t); r.RootTrap != nil {
+		t.Fatalf("the lost update (no exception at all) was traced to %s", r.RootTrap)
+	}
 }
