@@ -139,6 +139,8 @@ var (
 	reUnhandled = regexp.MustCompile(`unhandled signal \d+ code 0x[0-9a-fA-F]+ at (?:0x)?([0-9a-fA-F]+)`)
 	reSegfault  = regexp.MustCompile(`segfault at (?:0x)?([0-9a-fA-F]+)(?: ip (?:0x)?([0-9a-fA-F]+))?`)
 	reKernelVA  = regexp.MustCompile(`Unable to handle kernel .* at virtual address (?:0x)?([0-9a-fA-F]+)`)
+	// "... in init[10000+61000]": the file mapped at the faulting pc.
+	reInFile = regexp.MustCompile(` in ([^\s\[\]/]+)\[[0-9a-fA-F]+\+[0-9a-fA-F]+\]`)
 )
 
 // explain finds the root trap of failure f, or nil. runningHart is the hart
@@ -171,8 +173,13 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		r := &RootTrap{
 			ICount: e.at, Node: f.Node, Hart: e.Hart, Priv: emu.PrivName(e.Priv),
 			PC: fmt.Sprintf("%#x", e.PC), Cause: e.Cause, CauseName: emu.CauseName(e.Cause),
-			Tval: fmt.Sprintf("%#x", e.Tval), Symbol: u.spec.symbolize(f.Node, e.PC), Why: why,
+			Tval: fmt.Sprintf("%#x", e.Tval), Why: why,
 		}
+		file := ""
+		if m := reInFile.FindStringSubmatch(f.Line); m != nil && e.Priv == emu.PrivU {
+			file = m[1]
+		}
+		r.Symbol = u.spec.symbolizeIn(f.Node, e.PC, file)
 		r.Predicate = fmt.Sprintf("trap:%s@%#x", r.CauseName, e.Tval)
 		if f.Node != 0 {
 			r.Predicate = fmt.Sprintf("node%d/%s", f.Node, r.Predicate)

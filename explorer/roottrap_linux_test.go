@@ -13,8 +13,9 @@ import (
 	"everett/internal/guestimg"
 )
 
-// segvSpec boots Linux with explorer/testdata/segv as init, with its
-// symbols.
+// segvSpec boots Linux with explorer/testdata/segv as init. Its symbols
+// are listed second, after those of a decoy built from the same source
+// with read_config renamed: the kernel's "in init[...]" must pick init's.
 func segvSpec(t *testing.T, harts int, appendArgs string) (*Spec, *emu.ELF) {
 	t.Helper()
 	if testing.Short() {
@@ -28,7 +29,17 @@ func segvSpec(t *testing.T, harts int, appendArgs string) (*Spec, *emu.ELF) {
 		Flags: []string{"-static", "-O2", "-Wall", "-Werror"},
 		Dirs:  []string{filepath.Join(dir, "segv")},
 	})
+	decoy := guestbuild.BuildSpec(t, guestbuild.Spec{
+		Name:  "explorer-segv-decoy",
+		CC:    guestbuild.LinuxCC,
+		Flags: []string{"-static", "-O2", "-Wall", "-Werror", "-Dread_config=decoy_config"},
+		Dirs:  []string{filepath.Join(dir, "segv")},
+	})
 	b, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(decoy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +48,11 @@ func segvSpec(t *testing.T, harts int, appendArgs string) (*Spec, *emu.ELF) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
+	for name, data := range map[string][]byte{"init": b, "decoy": db} {
+		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f, err := os.Create(filepath.Join(tmp, "initramfs.cpio"))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +71,7 @@ func segvSpec(t *testing.T, harts int, appendArgs string) (*Spec, *emu.ELF) {
 		"    append: \"" + appendArgs + "\"\n" +
 		"    harts: " + strconv.Itoa(harts) + "\n" +
 		"    memory: 128MiB\n" +
-		"    symbols: [" + prog + "]\n" +
+		"    symbols: [decoy, init]\n" +
 		"faults: {swarm: false}\n" +
 		"budgets: {time: 20s, universes: 1}\n"
 	s, err := ParseSpec([]byte(yaml), tmp)
@@ -82,6 +98,8 @@ func segvReport(t *testing.T, appendArgs, sig string) (*Report, *emu.ELF) {
 func TestAPanicWithoutTheSignalLineIsTracedToTheUserFaultBeneathIt(t *testing.T) {
 	// loglevel=4 hides the kernel's "unhandled signal" line (KERN_INFO):
 	// the failure is the panic of init's death, and no address is printed.
+	// (Nor the file: the symbol comes from the first listed file that
+	// covers the pc, here the decoy, so it is not checked.)
 	r, e := segvReport(t, "console=ttyS0 loglevel=4", "console: kernel panic")
 	rt := r.RootTrap
 	if rt == nil {

@@ -20,6 +20,7 @@ import (
 // address ranges its loadable segments cover: a pc outside them is not
 // this file's.
 type symtab struct {
+	name   string // the file's base name ("" for a bare-metal program)
 	syms   []symbol
 	ranges [][2]uint64
 }
@@ -120,6 +121,7 @@ func (s *Spec) loadSymbols(strict bool) error {
 			if err == nil {
 				var t *symtab
 				if t, err = newSymtab(b); err == nil {
+					t.name = filepath.Base(p)
 					files = append(files, t)
 					continue
 				}
@@ -145,9 +147,22 @@ func (s *Spec) loadSymbols(strict bool) error {
 
 // symbolize names pc on node: the first of the node's tables that covers
 // it, or "".
-func (s *Spec) symbolize(node int, pc uint64) string {
+func (s *Spec) symbolize(node int, pc uint64) string { return s.symbolizeIn(node, pc, "") }
+
+// symbolizeIn is symbolize that tries the file named file first (the
+// program the kernel says a user pc belongs to: user programs overlap).
+func (s *Spec) symbolizeIn(node int, pc uint64, file string) string {
 	if node < 0 || node >= len(s.symtabs) {
 		return ""
+	}
+	if file != "" {
+		for _, t := range s.symtabs[node] {
+			if t.name == file {
+				if name, ok := t.lookup(pc); ok {
+					return name
+				}
+			}
+		}
 	}
 	for _, t := range s.symtabs[node] {
 		if name, ok := t.lookup(pc); ok {
