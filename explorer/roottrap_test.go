@@ -67,6 +67,14 @@ func TestABareMetalFailureNamesTheFaultThatLedThereNotTheOneItHandled(t *testing
 	if !got.Reproduced || got.RootTrap == nil || *got.RootTrap != *rt {
 		t.Fatalf("replay: reproduced %v, root trap %+v; the report's %+v", got.Reproduced, got.RootTrap, rt)
 	}
+	// So does a shrunk report.
+	sh, err := Shrink(r, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Report.RootTrap == nil || *sh.Report.RootTrap != *rt {
+		t.Fatalf("shrunk report's root trap %+v; the report's %+v", sh.Report.RootTrap, rt)
+	}
 }
 
 func TestBisectingATrapLandsOnTheFaultingInstruction(t *testing.T) {
