@@ -57,7 +57,7 @@ const (
 	trapChainMax = 32 // per hart; when full, the newest entry replaces the last
 )
 
-// trapEntry is one exception of a chain.
+// trapEntry is one trap of a chain.
 type trapEntry struct {
 	emu.Trap
 	at uint64 // the universe's instruction count at which it was taken

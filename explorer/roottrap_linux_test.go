@@ -160,3 +160,37 @@ func TestAProcessKilledBySIGSEGVIsTracedToItsFaultingLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestAChildKilledBySIGSEGVIsTracedToItsStoreNotToTheFaultsTheKernelResolved(t *testing.T) {
+	r, e := segvReport(t, "console=ttyS0 child", "console: process killed by a signal")
+	rt := r.RootTrap
+	if rt == nil {
+		t.Fatalf("no root trap; the console said %q", r.Failure.Line)
+	}
+	t.Logf("%s; console: %s", rt, r.Failure.Line)
+	fn, _ := e.Symbol("write_config")
+	if pc := hexVal(t, rt.PC); rt.Priv != "U" || rt.CauseName != "store-page-fault" || hexVal(t, rt.Tval) != 0x18 || pc < fn || pc >= fn+e.SymbolSize("write_config") {
+		t.Fatalf("root trap %s, want the child's U-mode store-page-fault at 0x18 in write_config", rt)
+	}
+	// Without the address, the fatal fault is still the only user fault
+	// pending: the copy-on-write faults before it ended with their srets.
+	got, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blind := got.Universe.explain(&Failure{Kind: "console", Message: "process killed by a signal", Line: "Killed"}, -1)
+	if blind == nil || blind.ICount != rt.ICount {
+		t.Fatalf("without the address: %v, want the fault at %d", blind, rt.ICount)
+	}
+	p, err := ParsePredicate(rt.Predicate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bis, err := Bisect(r, BisectOptions{Predicate: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bis.Found || bis.First != rt.ICount || !bis.At.Trapped {
+		t.Fatalf("bisect %s: found %v at %d (%+v); want the trap at %d", rt.Predicate, bis.Found, bis.First, bis.At, rt.ICount)
+	}
+}
