@@ -408,7 +408,9 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 			// Never seen at a checkpoint. A state that holds only between
 			// checkpoints is found by an exact scan: one replay that
 			// checks the predicate after every instruction.
-			if until > ExactScanLimit || p.kind == "failure" {
+			// Failure and trap predicates, once true, stay true: a
+			// checkpoint after them would have seen them.
+			if until > ExactScanLimit || p.kind == "failure" || p.kind == "trap" {
 				return res, nil
 			}
 			if rp, err = newReplayer(r, nil); err != nil {
