@@ -277,6 +277,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			// F and D.
 			if !h.fpEnabled() {
 				h.pc = vpc + uint64(o.off)
+				h.pos = i
 				h.raise(CauseIllegalInst, uint64(o.raw))
 				return i + 1
 			}

@@ -129,6 +129,9 @@ type Machine struct {
 	// instruction's pc, raw bits and whether it trapped. Tracing runs the
 	// harts one instruction at a time; results are identical, only slower.
 	Tracer func(h *Hart, pc uint64, raw uint32, trapped bool)
+	// trapObs sees traps (exceptions and interrupts) and xRETs (see
+	// ObserveTraps).
+	trapObs TrapObserver
 
 	now      uint64 // virtual time at the start of the current slice
 	sliceEnd uint64

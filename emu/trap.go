@@ -9,6 +9,10 @@ const causeInterrupt = 1 << 63
 // architectural state.
 func (h *Hart) raise(cause uint64, tval uint64) {
 	h.trapped = true
+	if h.m.trapObs != nil {
+		h.observeTrap(cause, tval)
+		return
+	}
 	h.takeTrap(cause, tval, false)
 }
 
@@ -98,6 +102,10 @@ func (h *Hart) checkInterrupts() bool {
 	for _, i := range interruptOrder {
 		if take>>i&1 != 0 {
 			h.waiting = false
+			if h.m.trapObs != nil {
+				h.observeInterrupt(i)
+				return true
+			}
 			h.takeTrap(i, 0, true)
 			return true
 		}
@@ -146,6 +154,9 @@ func (h *Hart) mret() {
 	h.priv = mpp
 	h.pc = h.mepc
 	h.updateMode()
+	if o := h.m.trapObs; o != nil {
+		o.Return(h.ID, PrivM, mpp, h.pc)
+	}
 }
 
 // sret returns from an S-mode trap (§3.3.2, §4.1.1).
@@ -166,4 +177,7 @@ func (h *Hart) sret() {
 	h.priv = spp
 	h.pc = h.sepc
 	h.updateMode()
+	if o := h.m.trapObs; o != nil {
+		o.Return(h.ID, PrivS, spp, h.pc)
+	}
 }

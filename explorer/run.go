@@ -14,6 +14,15 @@ func (u *Universe) fail(f *Failure) {
 		return
 	}
 	u.failure = f
+	running := -1
+	if f.Node >= 0 && f.Node < len(u.nodes) {
+		if n := u.nodes[f.Node]; n.b != nil && !n.down {
+			if h := n.b.Running(); h != nil {
+				running = h.ID
+			}
+		}
+	}
+	u.root = u.explain(f, running)
 	u.failTime = u.now()
 	u.stopAll()
 }

@@ -43,6 +43,7 @@ type nodeState struct {
 	tail    []byte
 	line    []byte
 	written uint64
+	traps   [][]trapEntry
 }
 
 // takeSnapshot freezes the universe (at a window boundary) into its list of
@@ -78,6 +79,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 		}
 		if !n.down {
 			ns.snap = n.b.Snapshot()
+			ns.traps = n.traps.clone()
 		}
 		s.nodes = append(s.nodes, ns)
 	}

@@ -33,6 +33,7 @@ type Spec struct {
 	Search  SearchSpec    `yaml:"search" json:"search"`
 	dir     string        // directory paths are relative to
 	nodes   []*board.Spec // resolved, one per node
+	symtabs [][]*symtab   // per node (see loadSymbols); read-only once built
 }
 
 // NodeSpec describes one node, or Count identical nodes: "{i}" in Name and
@@ -48,6 +49,10 @@ type NodeSpec struct {
 	Harts  int    `yaml:"harts" json:"harts"`
 	Memory string `yaml:"memory" json:"memory,omitempty"`
 	Disk   string `yaml:"disk" json:"disk,omitempty"`
+	// Symbols lists ELF files whose symbol tables name this node's program
+	// counters in reports and traces (a Linux guest's user programs, its
+	// vmlinux); a bare-metal program's own symbols are always used.
+	Symbols []string `yaml:"symbols" json:"symbols,omitempty"`
 }
 
 // NetworkSpec is the simulated switch.
@@ -297,6 +302,13 @@ func (s *Spec) validate() error {
 			}
 			images[4] = im
 		}
+		for k, p := range n.Symbols {
+			abs, err := resolvePath(p, s.dir)
+			if err != nil {
+				return specErr(fmt.Sprintf("%s.symbols[%d]", f, k), "%v", err)
+			}
+			n.Symbols[k] = abs
+		}
 		if images[3] != nil && (len(images[3].Data) == 0 || len(images[3].Data)%512 != 0) {
 			return specErr(f+".disk", "size %d is not a positive multiple of 512 bytes", len(images[3].Data))
 		}
@@ -317,6 +329,9 @@ func (s *Spec) validate() error {
 			}
 			s.nodes = append(s.nodes, bs)
 		}
+	}
+	if err := s.loadSymbols(true); err != nil {
+		return err
 	}
 	return s.validateSettings()
 }

@@ -35,6 +35,7 @@ type node struct {
 	down    bool   // crashed, waiting for restart
 	done    bool   // powered off
 	icount  uint64 // instructions of earlier incarnations (crash/restart)
+	traps   *trapTap
 }
 
 // Universe is one run.
@@ -65,6 +66,7 @@ type Universe struct {
 	suppress     map[int]bool
 
 	failure  *Failure
+	root     *RootTrap // the exception that led to the failure, if known
 	failTime uint64
 	finished bool
 	reason   string
@@ -85,6 +87,8 @@ type Universe struct {
 	bpNode       int
 	bpAddr       uint64
 	bpOn         bool
+	trapWatch    *trapWatch
+	trapHit      bool
 
 	// Kept when the machines are released.
 	hash        uint64
@@ -178,6 +182,8 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 		return fmt.Errorf("node %d: %w", i, err)
 	}
 	n.b = b
+	n.traps = &trapTap{u: u, node: i}
+	b.ObserveTraps(n.traps)
 	if b.Virt != nil && b.Virt.Blk != nil {
 		b.Virt.Blk.SetFaults(&diskFaults{u: u, node: i})
 	}
@@ -280,6 +286,10 @@ func (u *Universe) setBreakpoint(node int, addr uint64) {
 		u.nodes[node].b.SetBreakpoint(addr, true)
 	}
 }
+
+// RootTrap returns the exception the universe's failure is traced back
+// to, or nil.
+func (u *Universe) RootTrap() *RootTrap { return u.root }
 
 // NodeMachine is one node of a universe: its machine spec and, unless the
 // node is down, its machine.

@@ -139,6 +139,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		paths[r.Signature] = p
 		fmt.Fprintf(stdout, "FAILURE universe %d: %s\n  reproduce with: %s\n", r.Universe, r.Signature, r.Replay)
+		printRootTrap(stdout, r.RootTrap, p)
 	}
 	res, err := explorer.Explore(spec, o)
 	if err != nil {
@@ -170,6 +171,15 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// printRootTrap prints the exception a failure is traced back to, and the
+// bisection that finds it.
+func printRootTrap(w io.Writer, t *explorer.RootTrap, report string) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "  root trap: %s\n  bisect it with: everett bisect %s --predicate %s\n", t, report, t.Predicate)
 }
 
 func isTerminal(f *os.File) bool {
@@ -220,7 +230,11 @@ func newReplayCmd() *cobra.Command {
 					if s.Symbol != "" {
 						sym = " <" + s.Symbol + ">"
 					}
-					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm)
+					trap := ""
+					if s.Trapped {
+						trap = "  (trapped)"
+					}
+					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s%s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm, trap)
 				}
 			}
 			switch {
@@ -233,9 +247,11 @@ func newReplayCmd() *cobra.Command {
 			case res.Reproduced:
 				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+				printRootTrap(out, res.RootTrap, args[0])
 			default:
 				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
 					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
+				printRootTrap(out, res.RootTrap, args[0])
 			}
 			return &exitError{code: 1}
 		},
