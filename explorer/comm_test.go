@@ -1,9 +1,13 @@
 package explorer
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"everett/emu"
 )
 
 // Preemption at communication events, tried on the examples a user would
@@ -105,5 +109,63 @@ func TestTheSeqlockReaderRaceOnLinuxIsFoundFromAnOrdinaryRun(t *testing.T) {
 	}
 	if !got.Reproduced {
 		t.Fatal("the torn read does not replay exactly")
+	}
+}
+
+func TestBisectingTheTestThenSetRaceLandsWhereTwoHartsAreInside(t *testing.T) {
+	elf := buildExample(t, "ttas")
+	s, err := ELFSpec(elf, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, res := firstFailure(t, s, 3, 400)
+	if u < 0 {
+		t.Fatal("no failure to bisect")
+	}
+	r := res.Failures[0]
+	data, err := os.ReadFile(elf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := emu.ParseELF(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, ok := e.Symbol("shared") // shared.inside is its first word
+	if !ok {
+		t.Fatal("no symbol shared in the example")
+	}
+	for _, text := range []string{"failure", fmt.Sprintf("mem:%#x==2", inside)} {
+		p, err := ParsePredicate(text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Bisect(r, BisectOptions{Predicate: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.Found {
+			t.Fatalf("%s: bisect found nothing", text)
+		}
+		t.Logf("%s first holds at instruction %d: hart %d at %#x %s", text, b.First, b.At.Hart, b.At.PC, b.At.Disasm)
+		if text == "failure" {
+			for _, c := range []struct {
+				until uint64
+				fails bool
+			}{{b.First - 1, false}, {b.First, true}} {
+				got, err := Replay(r, ReplayOptions{Until: c.until})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if failed := got.Failure != nil && got.ICount <= c.until; failed != c.fails {
+					t.Fatalf("replaying to %d: failed=%v, want %v", c.until, failed, c.fails)
+				}
+			}
+			continue
+		}
+		// The second hart in: a store of 2 into shared.inside.
+		if b.At.Disasm == "" || b.First >= r.ICount {
+			t.Fatalf("two harts inside at %d (%q), after the failure at %d", b.First, b.At.Disasm, r.ICount)
+		}
 	}
 }
