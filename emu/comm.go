@@ -34,10 +34,12 @@ import (
 // (a slow-path access that the ownership already allows changes nothing),
 // so events are exact and repeatable, and the state is saved in snapshots.
 
-// commPage is the ownership of one RAM page.
+// commPage is the ownership of one RAM page, or of one line of a page
+// that is tracked line by line.
 type commPage struct {
 	writer  uint8  // hart id + 1 of the last writer (0: none yet)
-	readers uint64 // harts (one bit each) that loaded the page since that write
+	hot     uint8  // pages: communication events seen (fineHot: tracked by line)
+	readers uint64 // harts (one bit each) that loaded it since that write
 	wpc     uint64 // pc of the store that made writer the owner
 	rpc     uint64 // pc of the load that last joined readers
 }
@@ -55,6 +57,7 @@ const (
 type comm struct {
 	on       bool
 	pages    []*[leafPages]commPage // by RAM page, in leaves made on first use
+	fine     map[uint64]*commLines  // pages tracked by line, by RAM page number
 	events   uint64                 // communication events so far
 	preempts int                    // preemptions taken under the current schedule
 	counts   []uint8                // per pair slot: events seen (saturating)
@@ -77,6 +80,7 @@ func (m *Machine) TrackCommunication(on bool) {
 	if on {
 		n := len(m.harts)
 		c.pages = make([]*[leafPages]commPage, (m.RAM.Pages()+leafPages-1)/leafPages)
+		c.fine = map[uint64]*commLines{}
 		c.counts = make([]uint8, commCountSlots)
 		c.resume = make([]uint64, n)
 		c.skip = make([]uint64, n)
@@ -108,56 +112,114 @@ func (c *comm) page(pn uint64) *commPage {
 	return &l[pn&(leafPages-1)]
 }
 
-// commLoad records a load by h of RAM at pa. It returns false when the
-// scheduler preempts h before the load (h.yield is set; nothing happened).
-func (m *Machine) commLoad(h *Hart, pa uint64) bool {
-	p := m.comm.page((pa - m.RAM.Base) >> pageShift)
+// Line tracking. A page on which harts communicate again and again (a lock
+// next to the data it guards, a sequence counter next to its record) is
+// tracked by 64-byte line from its fineAfter-th event on, so that accesses
+// to different lines of it are told apart. Such a page never enters a
+// TLB again: every access to it takes the slow path. Pages that only the
+// kernel (S mode) shares stay page-grained, so that the kernel's hot data
+// does not slow every access down; at most maxFinePages pages are tracked
+// by line.
+const (
+	lineShift    = 6
+	linesPerPage = pageSize >> lineShift
+	fineAfter    = 2
+	fineHot      = 255
+	maxFinePages = 1024
+)
+
+// commLines is the per-line ownership of one page.
+type commLines [linesPerPage]commPage
+
+// commAccess records an access by h to RAM at pa (a store if store). ok
+// is false when the scheduler preempts h before the access (h.yield is
+// set; nothing happened); private says whether the page may be cached in
+// h's TLB for this kind of access.
+func (m *Machine) commAccess(h *Hart, pa uint64, store bool) (ok, private bool) {
+	c := &m.comm
+	pn := (pa - m.RAM.Base) >> pageShift
+	p := c.page(pn)
+	st := p
+	fine := p.hot == fineHot
+	if fine {
+		st = &c.fine[pn][pa&pageMask>>lineShift]
+	}
 	me := uint8(h.ID + 1)
 	bit := uint64(1) << h.ID
-	if p.writer == me || p.readers&bit != 0 {
-		return true
+	others := st.readers &^ bit
+	var first uint64
+	event := false
+	switch {
+	case !store && (st.writer == me || st.readers&bit != 0),
+		store && st.writer == me && others == 0:
+		return true, !fine // the ownership allows it already
+	case st.writer != 0 && st.writer != me:
+		first, event = st.wpc, true // reads or overwrites another hart's write
+	case store && others != 0:
+		first, event = st.rpc, true // writes what another hart read
 	}
-	if p.writer != 0 {
-		// h reads what another hart wrote.
-		if !m.commEvent(h, p.wpc) {
-			return false
+	if event && !m.commEvent(h, first) {
+		return false, false
+	}
+	if !fine {
+		// Other harts' TLBs must not let them access unobserved what h
+		// now owns.
+		ppn := pa >> pageShift
+		for _, g := range m.harts {
+			switch {
+			case g == h:
+			case store && (st.writer == uint8(g.ID+1) || st.readers>>g.ID&1 != 0):
+				g.flushLoadTLBPage(ppn)
+				g.flushStoreTLBPage(ppn)
+			case !store && st.writer == uint8(g.ID+1):
+				g.flushStoreTLBPage(ppn)
+			}
 		}
-		// The writer may no longer store to the page unobserved.
-		m.harts[p.writer-1].flushStoreTLBPage(pa >> pageShift)
 	}
-	p.readers |= bit
-	p.rpc = h.pc
-	return true
+	if store {
+		st.writer, st.readers, st.wpc = me, 0, h.pc
+	} else {
+		st.readers |= bit
+		st.rpc = h.pc
+	}
+	if event && !fine {
+		if p.hot < fineAfter {
+			p.hot++
+		}
+		if p.hot >= fineAfter && h.dataPriv != PrivS && len(c.fine) < maxFinePages {
+			m.trackByLine(pn, p)
+			return true, false
+		}
+	}
+	return true, !fine
 }
 
-// commStore records a store by h to RAM at pa, as commLoad.
-func (m *Machine) commStore(h *Hart, pa uint64) bool {
-	p := m.comm.page((pa - m.RAM.Base) >> pageShift)
-	me := uint8(h.ID + 1)
-	bit := uint64(1) << h.ID
-	others := p.readers &^ bit
-	if p.writer == me && others == 0 {
-		return true
+// trackByLine starts tracking page pn line by line, every line owned as
+// the page was.
+func (m *Machine) trackByLine(pn uint64, p *commPage) {
+	c := &m.comm
+	l := new(commLines)
+	for i := range l {
+		l[i] = *p
+		l[i].hot = 0
 	}
-	switch {
-	case p.writer != 0 && p.writer != me:
-		if !m.commEvent(h, p.wpc) { // h overwrites another hart's write
-			return false
-		}
-	case others != 0:
-		if !m.commEvent(h, p.rpc) { // h writes what another hart read
-			return false
-		}
-	}
-	ppn := pa >> pageShift
+	c.fine[pn] = l
+	p.hot = fineHot
+	ppn := (m.RAM.Base >> pageShift) + pn
 	for _, g := range m.harts {
-		if g != h && (p.writer == uint8(g.ID+1) || p.readers>>g.ID&1 != 0) {
-			g.flushLoadTLBPage(ppn)
-			g.flushStoreTLBPage(ppn)
-		}
+		g.flushLoadTLBPage(ppn)
+		g.flushStoreTLBPage(ppn)
 	}
-	p.writer, p.readers, p.wpc = me, 0, h.pc
-	return true
+}
+
+// commLoad records a load (see commAccess).
+func (m *Machine) commLoad(h *Hart, pa uint64) (ok, private bool) {
+	return m.commAccess(h, pa, false)
+}
+
+// commStore records a store (see commAccess).
+func (m *Machine) commStore(h *Hart, pa uint64) (ok, private bool) {
+	return m.commAccess(h, pa, true)
 }
 
 // commEvent is a communication event: h is about to access, at h.pc, data
@@ -283,10 +345,28 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 			if p := &l[i]; *p != (commPage{}) {
 				e.U64(uint64(li)<<leafShift | uint64(i))
 				e.U8(p.writer)
+				e.U8(p.hot)
 				e.U64(p.readers)
 				e.U64(p.wpc)
 				e.U64(p.rpc)
 			}
+		}
+	}
+	// Pages tracked by line, in page order (the map's order must not
+	// reach the state).
+	fine := make([]uint64, 0, len(c.fine))
+	for pn := range c.fine {
+		fine = append(fine, pn)
+	}
+	slices.Sort(fine)
+	e.U64(uint64(len(fine)))
+	for _, pn := range fine {
+		e.U64(pn)
+		for _, l := range c.fine[pn] {
+			e.U8(l.writer)
+			e.U64(l.readers)
+			e.U64(l.wpc)
+			e.U64(l.rpc)
 		}
 	}
 	e.U64(c.events)
@@ -338,12 +418,35 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 	np := d.Len(maxCommPages)
 	for i := 0; i < np && d.Err() == nil; i++ {
 		pn := d.U64()
-		p := commPage{writer: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
+		p := commPage{writer: d.U8(), hot: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
 		if pn >= m.RAM.Pages() || int(p.writer) > len(m.harts) || p.readers&^harts != 0 {
 			d.Fail("communication page %d: writer %d, readers %#x", pn, p.writer, p.readers)
 			break
 		}
 		*c.page(pn) = p
+	}
+	nf := d.Len(maxFinePages)
+	for i := 0; i < nf && d.Err() == nil; i++ {
+		pn := d.U64()
+		l := new(commLines)
+		for j := range l {
+			l[j] = commPage{writer: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
+			if int(l[j].writer) > len(m.harts) || l[j].readers&^harts != 0 {
+				d.Fail("communication line %d of page %d", j, pn)
+			}
+		}
+		if pn >= m.RAM.Pages() || c.page(pn).hot != fineHot || c.fine[pn] != nil {
+			d.Fail("communication page %d is not tracked by line", pn)
+			break
+		}
+		c.fine[pn] = l
+	}
+	for li, l := range c.pages {
+		for i := 0; l != nil && i < leafPages && d.Err() == nil; i++ {
+			if pn := uint64(li)<<leafShift | uint64(i); l[i].hot == fineHot && c.fine[pn] == nil {
+				d.Fail("communication page %d is tracked by line without lines", pn)
+			}
+		}
 	}
 	c.events = d.U64()
 	c.preempts = d.Int()

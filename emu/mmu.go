@@ -154,11 +154,17 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		return 0, false
 	}
 	if h.ram.Contains(pa, uint64(size)) {
-		if h.m.comm.on && !h.m.commLoad(h, pa) {
-			return 0, false // preempted before the load
-		}
 		pn := (pa - h.ram.Base) >> pageShift
 		p := h.ram.readPage(pn)
+		if h.m.comm.on {
+			ok, private := h.m.commLoad(h, pa)
+			if !ok {
+				return 0, false // preempted before the load
+			}
+			if !private {
+				return readLE(p[pa&pageMask:], size), true // tracked by line: no TLB entry
+			}
+		}
 		e := &h.ltlb[va>>pageShift&tlbMask]
 		e.tag = va >> pageShift
 		e.host = unsafe.Pointer(p)
@@ -236,8 +242,12 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 // watched pages and copy-on-write, and refills the store TLB when allowed.
 func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	m := h.m
-	if m.comm.on && !m.commStore(h, pa) {
-		return stTrap // preempted before the store (h.yield says so)
+	if m.comm.on {
+		ok, private := m.commStore(h, pa)
+		if !ok {
+			return stTrap // preempted before the store (h.yield says so)
+		}
+		fill = fill && private
 	}
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
@@ -293,7 +303,7 @@ func (h *Hart) translateAMO(va uint64, size int, acc access) (pa uint64, ok bool
 		return 0, false
 	}
 	if m := h.m; m.comm.on {
-		if acc == accLoad && !m.commLoad(h, pa) || acc == accStore && !m.commStore(h, pa) {
+		if ok, _ := m.commAccess(h, pa, acc == accStore); !ok {
 			return 0, false // preempted before the access
 		}
 	}

@@ -3,9 +3,10 @@
 // the reader's retry path. It runs as init (PID 1) of a one-node, two-hart
 // Linux machine; README.md in this folder describes it.
 //
-// The writer publishes a record of 1024 words (8 KiB: two pages) now and
-// then: it makes the sequence number odd, writes every word with the new
-// version, and makes the sequence even again. The reader copies the record
+// The writer publishes a record of 32 words (256 bytes, next to the
+// sequence number on one page) now and then: it makes the sequence number
+// odd, writes every word with the new version, and makes the sequence even
+// again: about seventy instructions. The reader copies the record
 // and retries while the sequence changed under it. Its bug: it does not
 // retry when the sequence was odd when it started, so a copy taken while
 // the writer is half-way is accepted when the writer stays paused for the
@@ -29,16 +30,16 @@ import (
 )
 
 const (
-	words   = 1024 // words of the record
-	updates = 40   // records the writer publishes
-	reads   = 40   // copies the reader takes
+	words   = 32  // words of the record
+	updates = 100 // records the writer publishes
+	reads   = 100 // copies the reader takes
 )
 
-// record is what the sequence lock protects. The sequence number has a page
-// of its own, as the header of a larger structure would.
+// record is what the sequence lock protects: the sequence number in the
+// first cache line, the words in the next four.
 type record struct {
 	seq  atomic.Uint64
-	_    [4088]byte
+	_    [56]byte
 	data [words]atomic.Uint64
 }
 
@@ -66,9 +67,9 @@ func read(out *[words]uint64) {
 	}
 }
 
-// pause sleeps a drawn 0.5 to 2.5 ms (virtual time: free when idle).
+// pause sleeps a drawn 50 to 250 µs (virtual time: free when idle).
 func pause() {
-	time.Sleep(time.Duration(500+everett.Random()%2000) * time.Microsecond)
+	time.Sleep(time.Duration(50+everett.Random()%200) * time.Microsecond)
 }
 
 func writer(wg *sync.WaitGroup) {
