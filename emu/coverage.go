@@ -83,8 +83,11 @@ func Bucket(c uint8) uint8 {
 }
 
 // bucketEdge is called when edge slot i's count becomes c, a bucket's first
-// count (1, 2, 3, 4, 8, 16, 32 or 128).
+// count (1, 2, 3, 4, 8, 16, 32 or 128; 64 is also passed and ignored).
 func (c *Coverage) bucketEdge(i uint64, n uint8) {
+	if n == 64 {
+		return // a power of two inside the 32-127 bucket
+	}
 	if n == 1 {
 		c.TouchedEdges = append(c.TouchedEdges, uint32(i))
 	}
@@ -106,7 +109,7 @@ func (c *Coverage) pair(wpc, pc uint64) {
 	if n == 1 {
 		c.TouchedPairs = append(c.TouchedPairs, uint32(i))
 	}
-	if n&(n-1) == 0 || n == 3 {
+	if (n&(n-1) == 0 && n != 64) || n == 3 {
 		if c.SeenPairs != nil && Bucket(n) > c.SeenPairs[i] {
 			c.NewPairs++
 		}
