@@ -39,6 +39,7 @@ import (
 type commPage struct {
 	writer  uint8  // hart id + 1 of the last writer (0: none yet)
 	hot     uint8  // pages: communication events seen (fineHot: tracked by line)
+	line    uint16 // pages tracked by line: index + 1 of their lines in comm.fine
 	readers uint64 // harts (one bit each) that loaded it since that write
 	wpc     uint64 // pc of the store that made writer the owner
 	rpc     uint64 // pc of the load that last joined readers
@@ -57,7 +58,7 @@ const (
 type comm struct {
 	on       bool
 	pages    []*[leafPages]commPage // by RAM page, in leaves made on first use
-	fine     map[uint64]*commLines  // pages tracked by line, by RAM page number
+	fine     []*commLines           // pages tracked by line (commPage.line - 1 indexes it)
 	events   uint64                 // communication events so far
 	preempts int                    // preemptions taken under the current schedule
 	counts   []uint8                // per pair slot: events seen (saturating)
@@ -80,7 +81,6 @@ func (m *Machine) TrackCommunication(on bool) {
 	if on {
 		n := len(m.harts)
 		c.pages = make([]*[leafPages]commPage, (m.RAM.Pages()+leafPages-1)/leafPages)
-		c.fine = map[uint64]*commLines{}
 		c.counts = make([]uint8, commCountSlots)
 		c.resume = make([]uint64, n)
 		c.skip = make([]uint64, n)
@@ -142,7 +142,7 @@ func (m *Machine) commAccess(h *Hart, pa uint64, store bool) (ok, private bool) 
 	st := p
 	fine := p.hot == fineHot
 	if fine {
-		st = &c.fine[pn][pa&pageMask>>lineShift]
+		st = &c.fine[p.line-1][pa&pageMask>>lineShift]
 	}
 	me := uint8(h.ID + 1)
 	bit := uint64(1) << h.ID
@@ -203,8 +203,8 @@ func (m *Machine) trackByLine(pn uint64, p *commPage) {
 		l[i] = *p
 		l[i].hot = 0
 	}
-	c.fine[pn] = l
-	p.hot = fineHot
+	c.fine = append(c.fine, l)
+	p.hot, p.line = fineHot, uint16(len(c.fine))
 	ppn := (m.RAM.Base >> pageShift) + pn
 	for _, g := range m.harts {
 		g.flushLoadTLBPage(ppn)
@@ -352,21 +352,19 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 			}
 		}
 	}
-	// Pages tracked by line, in page order (the map's order must not
-	// reach the state).
-	fine := make([]uint64, 0, len(c.fine))
-	for pn := range c.fine {
-		fine = append(fine, pn)
-	}
-	slices.Sort(fine)
-	e.U64(uint64(len(fine)))
-	for _, pn := range fine {
-		e.U64(pn)
-		for _, l := range c.fine[pn] {
-			e.U8(l.writer)
-			e.U64(l.readers)
-			e.U64(l.wpc)
-			e.U64(l.rpc)
+	// Pages tracked by line, in page order.
+	e.U64(uint64(len(c.fine)))
+	for _, l := range c.pages {
+		for i := 0; l != nil && i < leafPages; i++ {
+			if l[i].hot != fineHot {
+				continue
+			}
+			for _, ln := range c.fine[l[i].line-1] {
+				e.U8(ln.writer)
+				e.U64(ln.readers)
+				e.U64(ln.wpc)
+				e.U64(ln.rpc)
+			}
 		}
 	}
 	e.U64(c.events)
@@ -426,27 +424,28 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 		*c.page(pn) = p
 	}
 	nf := d.Len(maxFinePages)
-	for i := 0; i < nf && d.Err() == nil; i++ {
-		pn := d.U64()
-		l := new(commLines)
-		for j := range l {
-			l[j] = commPage{writer: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
-			if int(l[j].writer) > len(m.harts) || l[j].readers&^harts != 0 {
-				d.Fail("communication line %d of page %d", j, pn)
-			}
-		}
-		if pn >= m.RAM.Pages() || c.page(pn).hot != fineHot || c.fine[pn] != nil {
-			d.Fail("communication page %d is not tracked by line", pn)
-			break
-		}
-		c.fine[pn] = l
-	}
 	for li, l := range c.pages {
 		for i := 0; l != nil && i < leafPages && d.Err() == nil; i++ {
-			if pn := uint64(li)<<leafShift | uint64(i); l[i].hot == fineHot && c.fine[pn] == nil {
-				d.Fail("communication page %d is tracked by line without lines", pn)
+			if l[i].hot != fineHot {
+				continue
 			}
+			if len(c.fine) == nf {
+				d.Fail("more pages tracked by line than the %d saved", nf)
+				break
+			}
+			lines := new(commLines)
+			for j := range lines {
+				lines[j] = commPage{writer: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
+				if int(lines[j].writer) > len(m.harts) || lines[j].readers&^harts != 0 {
+					d.Fail("communication line %d of page %d", j, uint64(li)<<leafShift|uint64(i))
+				}
+			}
+			c.fine = append(c.fine, lines)
+			l[i].line = uint16(len(c.fine))
 		}
+	}
+	if d.Err() == nil && len(c.fine) != nf {
+		d.Fail("%d pages tracked by line, %d saved", len(c.fine), nf)
 	}
 	c.events = d.U64()
 	c.preempts = d.Int()
