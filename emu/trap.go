@@ -145,6 +145,9 @@ func (h *Hart) mret() {
 	h.mstatus = s
 	h.priv = mpp
 	h.pc = h.mepc
+	if mpp == PrivU {
+		h.m.enteredU = true // xRET is rare: this costs the hot loop nothing
+	}
 	h.updateMode()
 }
 
@@ -165,5 +168,8 @@ func (h *Hart) sret() {
 	h.mstatus = s
 	h.priv = spp
 	h.pc = h.sepc
+	if spp == PrivU {
+		h.m.enteredU = true
+	}
 	h.updateMode()
 }
