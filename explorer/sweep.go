@@ -411,6 +411,11 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	}
 	workers = max(1, min(workers, len(seeds), MaxSweepWorkers))
 	agg := newSweepAgg(seeds)
+	// Boot once per shard: every seed's root universe starts from it.
+	boot, err := BootOnce(spec, nil)
+	if err != nil {
+		return nil, err
+	}
 
 	// At most window seeds are running or waiting to be aggregated, so a
 	// fast worker cannot run ahead of a slow seed without bound.
@@ -422,7 +427,7 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range jobs {
-				results <- runSeedSafely(spec, seeds[i], i)
+				results <- runSeedSafely(spec, boot, seeds[i], i)
 			}
 		}()
 	}
@@ -478,14 +483,14 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 
 // runSeedSafely runs one seed; a panic (a bug in everett) becomes an error
 // that says how to reproduce it.
-func runSeedSafely(spec *Spec, seed uint64, i int) (r sweepResult) {
+func runSeedSafely(spec *Spec, boot *Boot, seed uint64, i int) (r sweepResult) {
 	r.i = i
 	defer func() {
 		if p := recover(); p != nil {
 			r.err = &SeedPanic{Seed: seed, Value: p, Stack: string(debug.Stack())}
 		}
 	}()
-	r.o, r.err = RunSeed(spec, seed)
+	r.o, r.err = RunSeedFrom(spec, boot, seed)
 	return r
 }
 
