@@ -67,6 +67,8 @@ type Summary struct {
 	NeverHit   []string                  `json:"sometimes_never_reached"`
 	Coverage   int                       `json:"coverage_edges"`
 	Elapsed    string                    `json:"elapsed"`
+	// Boot says whether root universes started from a boot snapshot.
+	Boot string `json:"boot"`
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -144,7 +146,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
+		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String(), Boot: res.Boot.String()}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -157,8 +159,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(f.out, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	fmt.Fprintf(stdout, "explored %d universes in %s: %d distinct failure(s), %d edges covered; summary in %s\n",
-		res.Universes, sum.Elapsed, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
+	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s): %d distinct failure(s), %d edges covered; summary in %s\n",
+		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
