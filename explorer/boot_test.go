@@ -61,6 +61,27 @@ func TestRootUniversesStartFromTheBootSnapshotAndTheirFailuresReplay(t *testing.
 				got.Failure, got.ICount, got.StateHash, r.Signature, r.ICount, r.StateHash)
 		}
 	}
+	// Bisection and divergence follow the same path: the first failing
+	// instruction comes after the boot, and a run forked with another seed
+	// departs from the boot snapshot.
+	r := res.Failures[0]
+	t.Logf("first failure: universe %d, fork path %v", r.Universe, r.Path)
+	bi, err := Bisect(r, BisectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bi.Found || bi.First <= b.ICount || bi.First > r.ICount {
+		t.Fatalf("bisect: found %v at %d; boot ends at %d, the failure at %d", bi.Found, bi.First, b.ICount, r.ICount)
+	}
+	if len(r.Path) == 2 {
+		d, err := Diverge(r, r.Path[1].Seed+1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.From != b.ICount {
+			t.Fatalf("diverge starts at %d instructions, the boot snapshot is at %d", d.From, b.ICount)
+		}
+	}
 	one, err := Explore(s, Options{Seed: 1, Universes: 48, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
