@@ -298,6 +298,9 @@ type HostRun struct {
 	Workers        int     `json:"workers"`
 	Started        string  `json:"started"` // RFC 3339
 	ElapsedSeconds float64 `json:"elapsed_s"`
+	// Boot says whether the shard's root universes started from a boot
+	// snapshot (see BootOnce).
+	Boot string `json:"boot,omitempty"`
 }
 
 // SweepOptions direct a sweep.
@@ -477,7 +480,8 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	f.Shard = shard
 	host, _ := os.Hostname()
 	f.Host = []HostRun{{Shard: shard, Hostname: host, Workers: workers,
-		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000}}
+		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Boot: boot.String()}}
 	return f, nil
 }
 
