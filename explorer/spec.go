@@ -71,8 +71,9 @@ type FaultSpec struct {
 	DiskCorrupt *float64  `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
 	ClockSkew   *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
 	Schedule    string    `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
-	// Chaos is the virtual time from the start (or from setup_complete)
-	// during which faults are injected.
+	// Chaos is the virtual time from the start (from the setup point when
+	// root universes start from a boot snapshot, see SetupSpec) during
+	// which faults are injected.
 	Chaos Duration `yaml:"chaos" json:"chaos"`
 }
 
