@@ -476,6 +476,20 @@ func (s *Spec) validateSettings() error {
 	return nil
 }
 
+// SetSetupPoint overrides the spec's setup.at (a command-line flag): init,
+// sdk or off. Off also clears setup.perturb and setup.seed.
+func (s *Spec) SetSetupPoint(at string) error {
+	switch at {
+	case SetupInit, SetupSDK:
+	case SetupOff:
+		s.Setup.Perturb, s.Setup.Seed = false, 0
+	default:
+		return specErr("setup.at", "%q (want init, sdk or off)", at)
+	}
+	s.Setup.At = at
+	return nil
+}
+
 // NodeCount returns the number of nodes after expanding counts.
 func (s *Spec) NodeCount() int { return len(s.nodes) }
 

@@ -25,6 +25,7 @@ type exploreFlags struct {
 	metricsAddr string
 	maxInsns    uint64
 	consoleDir  string
+	setup       string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -54,6 +55,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
+	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	return cmd
 }
 
@@ -106,6 +108,11 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
+	}
+	if f.setup != "" {
+		if err := spec.SetSetupPoint(f.setup); err != nil {
+			return usageErr("--setup: %v", err)
+		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
