@@ -57,7 +57,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 1); ok {
 				x[o.rd] = uint64(int64(int8(v)))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LBU:
 			a := x[o.rs1] + uint64(o.imm)
@@ -66,7 +66,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 1); ok {
 				x[o.rd] = uint64(uint8(v))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LH:
 			a := x[o.rs1] + uint64(o.imm)
@@ -75,7 +75,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 2); ok {
 				x[o.rd] = uint64(int64(int16(v)))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LHU:
 			a := x[o.rs1] + uint64(o.imm)
@@ -84,7 +84,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 2); ok {
 				x[o.rd] = uint64(uint16(v))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LW:
 			a := x[o.rs1] + uint64(o.imm)
@@ -93,7 +93,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 4); ok {
 				x[o.rd] = uint64(int64(int32(v)))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LWU:
 			a := x[o.rs1] + uint64(o.imm)
@@ -102,7 +102,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 4); ok {
 				x[o.rd] = uint64(uint32(v))
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 		case isa.LD:
 			a := x[o.rs1] + uint64(o.imm)
@@ -111,7 +111,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			} else if v, ok := h.load(vpc, o, i, a, 8); ok {
 				x[o.rd] = v
 			} else {
-				return i + 1
+				return h.ended(i)
 			}
 
 		case isa.SB:
@@ -246,7 +246,7 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			h.pc = vpc + uint64(o.off)
 			h.pos = i
 			if r := h.amo(o); r != stOK {
-				return i + 1
+				return h.ended(i)
 			}
 
 		case isa.CSRRW, isa.CSRRS, isa.CSRRC:
@@ -277,11 +277,12 @@ func (h *Hart) exec(b *block, vpc uint64, n int) int {
 			// F and D.
 			if !h.fpEnabled() {
 				h.pc = vpc + uint64(o.off)
+				h.pos = i
 				h.raise(CauseIllegalInst, uint64(o.raw))
 				return i + 1
 			}
 			if !h.fp(vpc, o, i) {
-				return i + 1
+				return h.ended(i)
 			}
 		}
 	}
@@ -320,8 +321,21 @@ func (h *Hart) store(vpc uint64, o *op, i int, a uint64, size int, v uint64) int
 // afterStore ends the block after a store whose slow path trapped or asked
 // for the block to end.
 func (h *Hart) afterStore(vpc uint64, o *op, i int, r int) int {
+	if h.yield {
+		return i // preempted before the store: it runs when the hart does
+	}
 	if r == stExit {
 		h.pc = vpc + uint64(o.off) + uint64(o.len)
+	}
+	return i + 1
+}
+
+// ended is the slot count of a block that ends at op i because its slow
+// path trapped (op i used a slot) or the scheduler preempted the hart
+// before it (op i did not run; h.pc is its address).
+func (h *Hart) ended(i int) int {
+	if h.yield {
+		return i
 	}
 	return i + 1
 }

@@ -33,6 +33,7 @@ func (h *Hart) fp(vpc uint64, o *op, i int) bool {
 		rm = uint8(h.frm)
 		if rm > isa.RMM {
 			h.pc = vpc + uint64(o.off)
+			h.pos = i
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return false
 		}
@@ -242,6 +243,7 @@ func (h *Hart) fp(vpc uint64, o *op, i int) bool {
 		f[o.rd] = x[o.rs1]
 	default:
 		h.pc = vpc + uint64(o.off)
+		h.pos = i
 		h.raise(CauseIllegalInst, uint64(o.raw))
 		return false
 	}

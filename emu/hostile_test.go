@@ -40,9 +40,28 @@ func runRandomCode(t testing.TB, seed uint64, words int, steps uint64) {
 		}
 		h.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
 	}
+	if seed%2 == 1 {
+		// Preemption at communication events, as the explorer runs it.
+		if err := m.SetSchedule(SchedConfig{Mode: SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: seed,
+			Comm: true, Preemptions: 50, PreemptOdds: 1, YieldMin: 10, YieldMax: 500}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	m.Run(steps)
 	if m.ICount() > steps {
 		t.Fatalf("ran %d instructions past the limit %d", m.ICount(), steps)
+	}
+	// Whatever the guest did, its state (the communication tracker's
+	// included) survives a snapshot exactly.
+	c, err := New(Config{RAMBytes: 1 << 20, Harts: 2, Quantum: 97})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RestoreSnapshot(m.Snapshot()); err != nil {
+		t.Fatalf("seed %d: restore: %v", seed, err)
+	}
+	if c.StateHash() != m.StateHash() {
+		t.Fatalf("seed %d: a restored machine hashes differently", seed)
 	}
 }
 

@@ -111,11 +111,16 @@ type Machine struct {
 	bpOn     bool
 	bpPassed bool
 
-	// Edge coverage (nil: off): see EnableCoverage.
-	cov     []byte
-	covMask uint64
-	covLo   uint64
-	covSpan uint64
+	// Coverage (nil: off): see EnableCoverage.
+	coverage *Coverage
+	cov      []uint8 // coverage.Edges
+	covMask  uint64  // slots per half, minus one
+	covHalf  uint64  // first slot of the user half
+	covLo    uint64
+	covSpan  uint64
+
+	// Communication tracking (off unless TrackCommunication): see comm.go.
+	comm comm
 
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
@@ -124,6 +129,9 @@ type Machine struct {
 	// instruction's pc, raw bits and whether it trapped. Tracing runs the
 	// harts one instruction at a time; results are identical, only slower.
 	Tracer func(h *Hart, pc uint64, raw uint32, trapped bool)
+	// trapObs sees traps (exceptions and interrupts) and xRETs (see
+	// ObserveTraps).
+	trapObs TrapObserver
 
 	now      uint64 // virtual time at the start of the current slice
 	sliceEnd uint64
@@ -447,6 +455,13 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			}
 			m.alive = true
 			if !h.inSlice {
+				if m.descheduled(h) {
+					// Preempted at a communication event: it sits out
+					// the round, and time passes as if it ran.
+					m.ran = true
+					m.next++
+					continue
+				}
 				if h.waiting {
 					if !h.wakeable() {
 						m.next++
@@ -462,6 +477,11 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				end = h.stallAt
 			}
 			m.runSlice(h, end, limit)
+			if h.yield {
+				// Preempted before an access: the turn is over.
+				h.yield = false
+				h.local = m.sliceEnd
+			}
 			if m.stopped && m.reason == StopBreak {
 				// Stopped before a breakpoint, inside this hart's turn.
 				m.cur = nil
@@ -539,7 +559,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 	if h.c == nil {
 		h.ensureCaches()
 	}
-	for h.local < end && !h.waiting && !m.stopped && !h.halted {
+	for h.local < end && !h.waiting && !m.stopped && !h.halted && !h.yield {
 		budget := end - h.local
 		if limit != 0 {
 			budget = min(budget, limit-m.icount)
@@ -559,8 +579,18 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		}
 		if cov := m.cov; cov != nil && pc-m.covLo < m.covSpan {
 			cur := (pc >> 1) * 0x9e3779b1
-			cov[(cur^h.covPrev)&m.covMask] = 1
+			i := (cur ^ h.covPrev) & m.covMask
+			if h.priv == PrivU {
+				i += m.covHalf
+			}
 			h.covPrev = cur >> 1
+			if c := cov[i]; c != 255 {
+				c++
+				cov[i] = c
+				if c&(c-1) == 0 || c == 3 {
+					m.coverage.bucketEdge(i, c) // a new bucket: rare
+				}
+			}
 		}
 		var used int
 		var raw uint32
@@ -600,7 +630,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		h.local += uint64(used)
 		h.pos = 0
 		m.icount += uint64(used)
-		if m.Tracer != nil {
+		if m.Tracer != nil && used > 0 {
 			m.Tracer(h, pc, raw, h.trapped)
 		}
 		h.trapped = false
@@ -727,26 +757,6 @@ func (m *Machine) BusWrite(pa uint64, size int, v uint64) bool {
 		return m.WritePhys(pa, b[:size]) == nil
 	}
 	return m.mmioWrite(pa, size, v)
-}
-
-// EnableCoverage makes the machine record edge coverage of guest program
-// counters into bitmap (its length a power of two): every block entry at a
-// pc in [lo, hi) sets the byte indexed by a hash of the (previous block,
-// this block) pair of the same hart. hi = 0 means no upper bound. Coverage
-// is an observation: it never changes what the guest does, and it is not
-// part of the machine's state.
-func (m *Machine) EnableCoverage(bitmap []byte, lo, hi uint64) error {
-	if len(bitmap) == 0 || len(bitmap)&(len(bitmap)-1) != 0 {
-		return fmt.Errorf("%w: coverage bitmap of %d bytes is not a power of two", ErrConfig, len(bitmap))
-	}
-	if hi == 0 {
-		hi = ^uint64(0)
-	}
-	if hi <= lo {
-		return fmt.Errorf("%w: coverage range [%#x, %#x)", ErrConfig, lo, hi)
-	}
-	m.cov, m.covMask, m.covLo, m.covSpan = bitmap, uint64(len(bitmap)-1), lo, hi-lo
-	return nil
 }
 
 // Idle reports whether the machine can never run again by itself: every

@@ -156,6 +156,15 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 	if h.ram.Contains(pa, uint64(size)) {
 		pn := (pa - h.ram.Base) >> pageShift
 		p := h.ram.readPage(pn)
+		if h.m.comm.on {
+			ok, private := h.m.commLoad(h, pa)
+			if !ok {
+				return 0, false // preempted before the load
+			}
+			if !private {
+				return readLE(p[pa&pageMask:], size), true // tracked by line: no TLB entry
+			}
+		}
 		e := &h.ltlb[va>>pageShift&tlbMask]
 		e.tag = va >> pageShift
 		e.host = unsafe.Pointer(p)
@@ -197,13 +206,17 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 			return stTrap
 		}
 		res := stOK
+		c := &h.m.comm
+		c.noYield = true // a store split between two turns would be torn
 		for i := 0; i < size; i++ {
 			r := h.storeSlow(va+uint64(i), 1, v>>(8*i))
 			if r == stTrap {
+				c.noYield = false
 				return r
 			}
 			res |= r
 		}
+		c.noYield = false
 		return res
 	}
 	pa, cause, ok := h.translate(va, accStore, h.dataPriv)
@@ -229,6 +242,13 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 // watched pages and copy-on-write, and refills the store TLB when allowed.
 func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	m := h.m
+	if m.comm.on {
+		ok, private := m.commStore(h, pa)
+		if !ok {
+			return stTrap // preempted before the store (h.yield says so)
+		}
+		fill = fill && private
+	}
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
 	fl := h.ram.flag(pn)
@@ -281,6 +301,11 @@ func (h *Hart) translateAMO(va uint64, size int, acc access) (pa uint64, ok bool
 	if !h.ram.Contains(pa, uint64(size)) {
 		h.raise(accessFault(acc), va)
 		return 0, false
+	}
+	if m := h.m; m.comm.on {
+		if ok, _ := m.commAccess(h, pa, acc == accStore); !ok {
+			return 0, false // preempted before the access
+		}
 	}
 	return pa, true
 }

@@ -55,6 +55,22 @@ type SchedConfig struct {
 	Depth        int    // pct: number of priority change points
 	Span         uint64 // pct: change points fall in [0, Span) instructions
 	Seed         uint64 // seeds the scheduler's stream
+
+	// Comm makes communication events (comm.go) preemption points: a hart
+	// about to access data another hart accessed may be stopped before
+	// the access and sit out YieldMin..YieldMax of virtual time while the
+	// others run. At most Preemptions such preemptions happen. Under
+	// SchedPCT the Depth change points are drawn among the next EventSpan
+	// communication events (not among instructions), and the hart that
+	// reaches one drops to the lowest priority; otherwise an event whose
+	// (first pc, second pc) pair was seen n times before preempts with
+	// probability 1/(PreemptOdds*(n+1)).
+	Comm        bool
+	Preemptions int
+	PreemptOdds uint64
+	EventSpan   uint64
+	YieldMin    uint64
+	YieldMax    uint64
 }
 
 // MaxPCTDepth bounds the change points of a PCT schedule.
@@ -88,6 +104,20 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 	if c.Depth < 0 || c.Depth > MaxPCTDepth {
 		return fmt.Errorf("%w: PCT depth %d (want 0..%d)", ErrConfig, c.Depth, MaxPCTDepth)
 	}
+	if c.Comm {
+		if c.Preemptions < 0 || c.Preemptions > MaxPreemptions {
+			return fmt.Errorf("%w: %d preemptions (want 0..%d)", ErrConfig, c.Preemptions, MaxPreemptions)
+		}
+		if c.Mode != SchedPCT && c.PreemptOdds == 0 {
+			return fmt.Errorf("%w: preemption odds 0", ErrConfig)
+		}
+		if c.Mode == SchedPCT && c.EventSpan == 0 {
+			return fmt.Errorf("%w: PCT over communication events needs an event span", ErrConfig)
+		}
+		if c.YieldMax < c.YieldMin {
+			return fmt.Errorf("%w: yield range [%d, %d]", ErrConfig, c.YieldMin, c.YieldMax)
+		}
+	}
 	n := len(m.harts)
 	s := &m.sched
 	s.cfg = c
@@ -104,12 +134,16 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 		for i, h := range perm {
 			s.prio[h] = n + i // distinct, above every later "lowest"
 		}
-		for i := 0; i < c.Depth && c.Span > 0; i++ {
+		for i := 0; i < c.Depth && c.Span > 0 && !c.Comm; i++ {
 			s.changes = append(s.changes, m.icount+s.rng.Uint64()%c.Span)
 		}
 		slices.Sort(s.changes)
 		s.low = 0
 	}
+	if c.Comm {
+		m.TrackCommunication(true)
+	}
+	m.commSchedule()
 	return nil
 }
 
@@ -179,6 +213,12 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 	e.Int(s.cfg.Depth)
 	e.U64(s.cfg.Span)
 	e.U64(s.cfg.Seed)
+	e.Bool(s.cfg.Comm)
+	e.Int(s.cfg.Preemptions)
+	e.U64(s.cfg.PreemptOdds)
+	e.U64(s.cfg.EventSpan)
+	e.U64(s.cfg.YieldMin)
+	e.U64(s.cfg.YieldMax)
 	e.Bool(s.rng != nil)
 	if s.rng != nil {
 		s.rng.Save(e)
@@ -194,6 +234,7 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 		e.U64(c)
 	}
 	e.Int(s.low)
+	m.saveComm(e)
 }
 
 func (m *Machine) restoreSched(d *hw.Decoder) error {
@@ -206,6 +247,12 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	s.cfg.Depth = d.Int()
 	s.cfg.Span = d.U64()
 	s.cfg.Seed = d.U64()
+	s.cfg.Comm = d.Bool()
+	s.cfg.Preemptions = d.Int()
+	s.cfg.PreemptOdds = d.U64()
+	s.cfg.EventSpan = d.U64()
+	s.cfg.YieldMin = d.U64()
+	s.cfg.YieldMax = d.U64()
 	if d.Bool() {
 		s.rng = NewPRNG(0)
 		if err := s.rng.Restore(d); err != nil {
@@ -239,6 +286,15 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 		s.changes = append(s.changes, d.U64())
 	}
 	s.low = d.Int()
+	if s.cfg.Preemptions < 0 || s.cfg.Preemptions > MaxPreemptions || s.cfg.YieldMax < s.cfg.YieldMin {
+		d.Fail("scheduler preemption settings")
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if err := m.restoreComm(d); err != nil {
+		return err
+	}
 	if s.cfg.Mode > SchedPCT || (s.cfg.Mode != SchedFixed && (s.cfg.QuantumMin == 0 || s.cfg.QuantumMax < s.cfg.QuantumMin || s.rng == nil)) {
 		d.Fail("scheduler configuration")
 	}

@@ -9,6 +9,10 @@ const causeInterrupt = 1 << 63
 // architectural state.
 func (h *Hart) raise(cause uint64, tval uint64) {
 	h.trapped = true
+	if h.m.trapObs != nil {
+		h.observeTrap(cause, tval)
+		return
+	}
 	h.takeTrap(cause, tval, false)
 }
 
@@ -98,6 +102,10 @@ func (h *Hart) checkInterrupts() bool {
 	for _, i := range interruptOrder {
 		if take>>i&1 != 0 {
 			h.waiting = false
+			if h.m.trapObs != nil {
+				h.observeInterrupt(i)
+				return true
+			}
 			h.takeTrap(i, 0, true)
 			return true
 		}
@@ -149,6 +157,9 @@ func (h *Hart) mret() {
 		h.m.enteredU = true // xRET is rare: this costs the hot loop nothing
 	}
 	h.updateMode()
+	if o := h.m.trapObs; o != nil {
+		o.Return(h.ID, PrivM, mpp, h.pc)
+	}
 }
 
 // sret returns from an S-mode trap (§3.3.2, §4.1.1).
@@ -172,4 +183,7 @@ func (h *Hart) sret() {
 		h.m.enteredU = true
 	}
 	h.updateMode()
+	if o := h.m.trapObs; o != nil {
+		o.Return(h.ID, PrivS, spp, h.pc)
+	}
 }

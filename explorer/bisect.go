@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"everett/emu"
-	"everett/emu/board"
 	"everett/hw"
 	"everett/isa"
 )
@@ -30,10 +28,11 @@ var ErrPredicate = errors.New("invalid predicate")
 // Predicate is a condition on a universe's state.
 type Predicate struct {
 	Text  string
-	kind  string // failure, mem, console, pc, reg
+	kind  string // failure, mem, console, pc, reg, trap
 	addr  uint64
 	value uint64
 	neg   bool
+	trap  trapWatch
 	size  int
 	re    *regexp.Regexp
 	hart  int
@@ -50,6 +49,10 @@ type Predicate struct {
 //	console:/REGEX/       some node's console has printed a matching line
 //	pc:ADDR, pc:SYMBOL    some hart is about to execute ADDR
 //	reg:HART:xN==V        integer register xN of hart HART (also !=)
+//	trap:CAUSE            some hart has taken an exception of this cause
+//	trap:CAUSE@TVAL       ... with this trap value (hex); CAUSE is a name
+//	                      (load-page-fault, illegal-instruction, ...) or
+//	                      a number
 //
 // A predicate applies to node 0 unless prefixed by "nodeK/".
 func ParsePredicate(text string, sym func(string) (uint64, bool)) (*Predicate, error) {
@@ -149,8 +152,15 @@ func ParsePredicate(text string, sym func(string) (uint64, bool)) (*Predicate, e
 			return nil, bad("want a register x0..x31")
 		}
 		p.hart, p.reg, p.value, p.neg = h, x, v, neg
+	case "trap":
+		p.kind = "trap"
+		c, v, has, err := parseTrapPredicate(rest)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		p.trap = trapWatch{node: p.node, cause: c, tval: v, hasTval: has}
 	default:
-		return nil, bad("want failure, mem:, console:, pc: or reg:")
+		return nil, bad("want failure, mem:, console:, pc:, reg: or trap:")
 	}
 	return p, nil
 }
@@ -167,6 +177,8 @@ func (p *Predicate) holds(u *Universe, sig string) bool {
 		return u.failure != nil && (sig == "" || u.failure.Signature() == sig)
 	case "console":
 		return u.consoleHit
+	case "trap":
+		return u.trapHit
 	case "pc":
 		if n.b == nil || n.down {
 			return false
@@ -249,11 +261,12 @@ type checkpoint struct {
 	next   int
 	icount uint64
 	fail   *Failure
+	root   *RootTrap
 	fin    bool
 }
 
 func (rp *replayer) checkpoint() *checkpoint {
-	return &checkpoint{snap: rp.u.Snapshot("checkpoint"), next: rp.next, icount: rp.u.ICount(), fail: rp.u.failure, fin: rp.u.finished}
+	return &checkpoint{snap: rp.u.Snapshot("checkpoint"), next: rp.next, icount: rp.u.ICount(), fail: rp.u.failure, root: rp.u.root, fin: rp.u.finished}
 }
 
 // restore resumes from a checkpoint (no reseeding: the same future).
@@ -262,17 +275,17 @@ func (rp *replayer) restore(c *checkpoint) error {
 	if err != nil {
 		return err
 	}
-	u.failure, u.finished = c.fail, c.fin
+	u.failure, u.root, u.finished = c.fail, c.root, c.fin
 	rp.u, rp.next = u, c.next
 	return nil
 }
 
 // restoreOpts are the host-side settings of a restored universe.
 type restoreOpts struct {
-	suppress  map[int]bool
-	echo      func(int) interface{ Write([]byte) (int, error) }
-	globalCov []byte
-	maxSnaps  int
+	suppress map[int]bool
+	echo     func(int) interface{ Write([]byte) (int, error) }
+	seen     *Seen
+	maxSnaps int
 }
 
 // restoreUniverse rebuilds a universe exactly as it was at s (no reseeding).
@@ -281,8 +294,8 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		spec: spec, plan: s.plan, t: s.T, path: append([]Fork(nil), s.Path...),
 		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
 		progressAt: s.progressAt, liveStart: s.liveStart,
-		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next, newEdges: s.newEdges,
-		suppress: o.suppress, echo: o.echo, globalCov: o.globalCov, maxSnaps: o.maxSnaps,
+		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next,
+		suppress: o.suppress, echo: o.echo, seen: o.seen, maxSnaps: o.maxSnaps,
 	}
 	u.setup()
 	u.sw = s.sw.clone(u)
@@ -299,6 +312,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		n.console.tail = append([]byte(nil), ns.tail...)
 		n.console.line = append([]byte(nil), ns.line...)
 		n.console.bytes = ns.written
+		n.traps.chains = (&trapTap{chains: ns.traps}).clone()
 	}
 	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
 	if err := u.netRNG.Restore(hw.NewDecoder(s.net)); err != nil {
@@ -366,6 +380,10 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 		if p.kind == "pc" {
 			u.setBreakpoint(p.node, p.addr)
 		}
+		if p.kind == "trap" {
+			w := p.trap
+			u.trapWatch = &w
+		}
 	}
 	watch(rp.u)
 	res := &BisectResult{}
@@ -390,7 +408,9 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 			// Never seen at a checkpoint. A state that holds only between
 			// checkpoints is found by an exact scan: one replay that
 			// checks the predicate after every instruction.
-			if until > ExactScanLimit || p.kind == "failure" {
+			// Failure and trap predicates, once true, stay true: a
+			// checkpoint after them would have seen them.
+			if until > ExactScanLimit || p.kind == "failure" || p.kind == "trap" {
 				return res, nil
 			}
 			if rp, err = newReplayer(r, nil); err != nil {
@@ -520,45 +540,9 @@ func (rp *replayer) trace(n uint64) []Step {
 	return steps
 }
 
-// symbolizer returns a function naming the nearest symbol at or below a
-// pc, for bare-metal programs.
-func symbolizer(s *Spec) func(node int, pc uint64) string {
-	type sym struct {
-		addr uint64
-		name string
-	}
-	tables := make([][]sym, len(s.nodes))
-	for i, b := range s.nodes {
-		if b.Board != board.BoardBareMetal || b.ELF == nil {
-			continue
-		}
-		e, err := emu.ParseELF(b.ELF.Data)
-		if err != nil {
-			continue
-		}
-		for _, name := range e.SymbolNames() {
-			v, _ := e.Symbol(name)
-			tables[i] = append(tables[i], sym{v, name})
-		}
-		sort.Slice(tables[i], func(a, b int) bool {
-			if tables[i][a].addr != tables[i][b].addr {
-				return tables[i][a].addr < tables[i][b].addr
-			}
-			return tables[i][a].name < tables[i][b].name
-		})
-	}
-	return func(node int, pc uint64) string {
-		t := tables[node]
-		k := sort.Search(len(t), func(j int) bool { return t[j].addr > pc }) - 1
-		if k < 0 {
-			return ""
-		}
-		if off := pc - t[k].addr; off != 0 {
-			return fmt.Sprintf("%s+%#x", t[k].name, off)
-		}
-		return t[k].name
-	}
-}
+// symbolizer returns a function naming the symbol at or below a pc (see
+// Spec.symbolize).
+func symbolizer(s *Spec) func(node int, pc uint64) string { return s.symbolize }
 
 // TraceWindow replays the report's universe and returns the last k
 // instructions up to instruction count end (0: the report's count).

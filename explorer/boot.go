@@ -3,6 +3,8 @@ package explorer
 import (
 	"fmt"
 	"time"
+
+	"everett/emu"
 )
 
 // Boot once, explore after. A spec with a setup point (setup.at: init or
@@ -23,10 +25,10 @@ type Boot struct {
 	At      string        // the setup point: init or sdk ("" when off)
 	Time    uint64        // virtual time of the snapshot (ns)
 	ICount  uint64        // instructions of the boot, all nodes
-	Edges   []byte        // coverage of the boot, with Snap (nil: coverage off)
 	Elapsed time.Duration // host time of the boot
 	// Note says why there is no snapshot when the spec asked for one.
 	Note string
+	cov  *emu.Coverage // the boot's coverage, with Snap (nil: coverage off)
 }
 
 // String describes the boot in a line.
@@ -75,7 +77,7 @@ func BootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, err
 		b.Note = "the boot stopped first"
 	default:
 		b.Snap = u.Snapshot("setup point (" + b.At + ")")
-		b.Edges = u.cov
+		b.cov = u.cov
 	}
 	b.Elapsed = time.Since(start)
 	return b, nil

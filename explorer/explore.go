@@ -25,6 +25,9 @@ type Options struct {
 	// ConsoleDir, when set, receives every node's console of every
 	// universe as u<universe>-n<node>.log (bounded per file).
 	ConsoleDir string
+	// StopOnFailure ends the search after the batch in which the first
+	// failure was found (the result is the same whatever Workers is).
+	StopOnFailure bool
 }
 
 // Result is what a search found.
@@ -32,10 +35,14 @@ type Result struct {
 	Universes  int
 	Failures   []*Report // distinct, in the order found
 	Assertions []AssertionState
-	Coverage   int // edges covered
-	Corpus     int
-	ICount     uint64
-	Elapsed    time.Duration
+	Coverage   int // edge slots covered (kernel and user)
+	// CoverageFill is the fraction of the edge map's slots in use: near 1,
+	// the map no longer tells universes apart.
+	CoverageFill float64
+	Pairs        int // interleaving pairs (communication events' pc pairs) seen
+	Corpus       int
+	ICount       uint64
+	Elapsed      time.Duration
 	// Boot is the boot universe the root universes started from (see
 	// BootOnce); its Snap is nil when every universe booted.
 	Boot *Boot
@@ -81,7 +88,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		workers = runtime.NumCPU()
 	}
 	ctl := emu.NewPRNG(derive(o.Seed, 99))
-	global := make([]byte, covBytes)
+	global := newSeen(spec)
 	var corpus []*UniverseSnapshot
 	var cat assertions
 	res := &Result{}
@@ -105,11 +112,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Boot = boot
-	for i, b := range boot.Edges {
-		if b != 0 {
-			global[i] = 1
-		}
-	}
+	global.merge(boot.cov) // the boot's edges are no news to any universe
 
 	jobs := make(chan job)
 	results := make(chan outcome)
@@ -130,6 +133,9 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 
 	for base := 0; base < n; base += batchSize {
 		if wall > 0 && time.Since(start) > wall {
+			break
+		}
+		if o.StopOnFailure && len(res.Failures) > 0 {
 			break
 		}
 		// Plan the batch from the corpus as it is now.
@@ -163,13 +169,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 			u := r.u
 			res.Universes++
 			res.ICount += u.ICount()
-			if u.cov != nil {
-				for i, b := range u.cov {
-					if b != 0 {
-						global[i] = 1
-					}
-				}
-			}
+			global.merge(u.cov)
 			cat.merge(u.asserts.list())
 			for _, s := range u.snaps {
 				corpus = append(corpus, s)
@@ -195,15 +195,17 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 				}
 			}
 		}
-		res.Coverage = countEdges(global)
+		res.Coverage = global.EdgesCovered()
+		res.CoverageFill = global.Fill()
+		res.Pairs = global.PairsCovered()
 		res.Corpus = len(corpus)
 		if o.Metrics != nil {
-			o.Metrics.coverage(res.Coverage, len(corpus))
+			o.Metrics.coverage(res.Coverage, res.CoverageFill, res.Pairs, len(corpus))
 		}
 		if o.Progress != nil {
 			el := time.Since(start).Seconds()
-			fmt.Fprintf(o.Progress, "\reverett explore: %d/%d universes  %.0f MIPS  %d edges  corpus %d  %d failures   ",
-				res.Universes, n, float64(res.ICount)/el/1e6, res.Coverage, len(corpus), len(res.Failures))
+			fmt.Fprintf(o.Progress, "\reverett explore: %d/%d universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
+				res.Universes, n, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
 		}
 	}
 	if o.Progress != nil {
@@ -215,7 +217,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 }
 
 // runJob runs one universe to its end.
-func runJob(spec *Spec, j job, global []byte, consoleDir string) outcome {
+func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	start := time.Now()
 	var u *Universe
 	var err error
@@ -255,19 +257,10 @@ func (u *Universe) release() {
 	u.tails = u.ConsoleTails()
 	for _, n := range u.nodes {
 		if n.b != nil {
+			u.preemptions += n.b.CommPreemptions()
 			n.icount += n.b.ICount()
 		}
 		n.b = nil
 		n.down = true
 	}
-}
-
-func countEdges(b []byte) int {
-	n := 0
-	for _, x := range b {
-		if x != 0 {
-			n++
-		}
-	}
-	return n
 }

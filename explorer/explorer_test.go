@@ -81,7 +81,9 @@ func TestResultsDoNotDependOnTheNumberOfWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := append(signatures(res), fmt.Sprintf("coverage %d corpus %d icount %d", res.Coverage, res.Corpus, res.ICount))
+		// Communication preemptions are on in most of these universes (two
+		// harts); the interleaving pairs must agree too.
+		got := append(signatures(res), fmt.Sprintf("coverage %d pairs %d corpus %d icount %d", res.Coverage, res.Pairs, res.Corpus, res.ICount))
 		for _, f := range res.Failures {
 			got = append(got, fmt.Sprintf("%v %d %s", f.Path, f.ICount, f.StateHash))
 		}
@@ -98,7 +100,10 @@ func TestResultsDoNotDependOnTheNumberOfWorkers(t *testing.T) {
 func TestAHangWithoutTheSDKIsFound(t *testing.T) {
 	s := elfSpec(t, "deadlock", 2)
 	s.Budgets.Instructions = 5_000_000
-	res, err := Explore(s, Options{Seed: 3, Universes: 200, Workers: 2})
+	// Universe 447 from seed 1. The inversion's window lies between two
+	// private stretches, where no communication event falls: only
+	// round-based schedules reach it, and they run in part of the seeds.
+	res, err := Explore(s, Options{Seed: 1, Universes: 600, Workers: 2, StopOnFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,5 +157,37 @@ func drawPlan(s *Spec, root uint64) Plan {
 			p.Sched.Span = min(span, max(s.Budgets.Instructions, 10_000))
 		}
 	}
+	// Preemption at communication events between harts (emu/comm.go): a
+	// bounded number per universe, drawn per seed; under PCT the change
+	// points are drawn among events instead of instructions. Drawn last,
+	// so that the draws above stay what they were.
+	// A third of the seeds take no such preemption, so that what
+	// round-based schedules find (a lock-order inversion between two
+	// private stretches, say) stays as likely as it was.
+	preempts := []int{0, 0, 0, 1, 2, 4, 8, 16, 32}
+	odds := []uint64{2, 8, 32, 128, 512}
+	eventSpans := []uint64{100, 1_000, 10_000, 100_000, 1_000_000}
+	yields := []uint64{500, 5_000, 50_000, 500_000}
+	np := preempts[r.Uint64()%uint64(len(preempts))]
+	od := odds[r.Uint64()%uint64(len(odds))]
+	es := eventSpans[r.Uint64()%uint64(len(eventSpans))]
+	y := yields[r.Uint64()%uint64(len(yields))]
+	if f := s.Faults.Preemptions; f != nil {
+		np = *f
+	} else if !swarm {
+		np = 0
+	}
+	multiHart := false
+	for _, n := range s.nodes {
+		multiHart = multiHart || n.Harts > 1
+	}
+	if multiHart && np > 0 && p.Sched.Mode != emu.SchedFixed {
+		c := &p.Sched
+		c.Comm, c.Preemptions, c.PreemptOdds, c.YieldMin, c.YieldMax = true, np, od, y/2, y*2
+		if c.Mode == emu.SchedPCT {
+			c.EventSpan = es
+			c.Preemptions = max(np, c.Depth)
+		}
+	}
 	return p
 }

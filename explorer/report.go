@@ -27,6 +27,7 @@ type Report struct {
 	Format     string           `json:"format"`
 	Signature  string           `json:"signature"`
 	Failure    Failure          `json:"failure"`
+	RootTrap   *RootTrap        `json:"root_trap,omitempty"`
 	Spec       ReportSpec       `json:"spec"`
 	RootSeed   uint64           `json:"root_seed"`
 	Universe   int              `json:"universe"`
@@ -54,6 +55,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 		Format:     ReportFormat,
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
+		RootTrap:   u.root,
 		Spec:       ReportSpec{Spec: *s, Boards: s.nodes},
 		RootSeed:   root,
 		Universe:   index,
@@ -184,6 +186,7 @@ func LoadReport(path string) (*Report, error) {
 	if err := s.validateSettings(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrReport, path, err)
 	}
+	_ = s.loadSymbols(false) // names only: a missing file leaves them out
 	r.Spec.Spec = *s
 	return r, nil
 }
@@ -198,6 +201,7 @@ func (r *Report) spec() *Spec {
 // ReplayResult is what a replay did.
 type ReplayResult struct {
 	Failure    *Failure
+	RootTrap   *RootTrap // the exception that led to the failure, if known
 	ICount     uint64
 	Time       uint64
 	StateHash  string
@@ -240,6 +244,7 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	}
 	res := &ReplayResult{
 		Failure:   u.failure,
+		RootTrap:  u.root,
 		ICount:    u.ICount(),
 		Time:      u.failTime,
 		StateHash: fmt.Sprintf("%016x", u.StateHash()),

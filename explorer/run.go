@@ -14,6 +14,15 @@ func (u *Universe) fail(f *Failure) {
 		return
 	}
 	u.failure = f
+	running := -1
+	if f.Node >= 0 && f.Node < len(u.nodes) {
+		if n := u.nodes[f.Node]; n.b != nil && !n.down {
+			if h := n.b.Running(); h != nil {
+				running = h.ID
+			}
+		}
+	}
+	u.root = u.explain(f, running)
 	u.failTime = u.now()
 	u.stopAll()
 }
@@ -178,22 +187,4 @@ func (u *Universe) budgetSpent() {
 	}
 	u.finished = true
 	u.reason = "budget spent"
-}
-
-// checkCoverage counts edges this universe covered that the search had
-// not, and asks for a snapshot when there are new ones.
-func (u *Universe) checkCoverage() {
-	if u.cov == nil || u.globalCov == nil {
-		return
-	}
-	n := 0
-	for i, b := range u.cov {
-		if b != 0 && u.globalCov[i] == 0 {
-			n++
-		}
-	}
-	if n > u.newEdges {
-		u.newEdges = n
-		u.interesting(fmt.Sprintf("new coverage (%d edges)", n))
-	}
 }

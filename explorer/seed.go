@@ -65,11 +65,7 @@ func RunSeedFrom(spec *Spec, boot *Boot, seed uint64) (*SeedOutcome, error) {
 		Assertions: u.asserts.list(),
 		Elapsed:    time.Since(start),
 	}
-	for i, b := range u.cov {
-		if b != 0 {
-			o.Edges = append(o.Edges, uint32(i))
-		}
-	}
+	o.Edges = u.coveredEdges()
 	if u.failure != nil {
 		o.Outcome = "fail"
 		o.Failure = u.failure

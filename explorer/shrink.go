@@ -97,6 +97,7 @@ func Shrink(r *Report, maxReplays int) (*ShrinkResult, error) {
 	out.StateHash = best.StateHash
 	out.Console = best.Console
 	out.Failure = *best.Failure
+	out.RootTrap = best.RootTrap
 	out.Replay = ""
 	res.Report = &out
 	res.After = len(out.Decisions)

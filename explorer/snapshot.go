@@ -43,6 +43,7 @@ type nodeState struct {
 	tail    []byte
 	line    []byte
 	written uint64
+	traps   [][]trapEntry
 }
 
 // takeSnapshot freezes the universe (at a window boundary) into its list of
@@ -78,6 +79,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 		}
 		if !n.down {
 			ns.snap = n.b.Snapshot()
+			ns.traps = n.traps.clone()
 		}
 		s.nodes = append(s.nodes, ns)
 	}
@@ -87,8 +89,8 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 // forkWith builds a universe from snapshot s whose future is step f (its
 // seed, and where its plan comes from), echoing the nodes' consoles when
 // echo is set.
-func forkWith(spec *Spec, s *UniverseSnapshot, f Fork, globalCov []byte, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
-	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, globalCov: globalCov, maxSnaps: 4})
+func forkWith(spec *Spec, s *UniverseSnapshot, f Fork, seen *Seen, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
+	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, seen: seen, maxSnaps: 4})
 	if err != nil {
 		return nil, err
 	}

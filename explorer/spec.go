@@ -34,6 +34,7 @@ type Spec struct {
 	Setup   SetupSpec     `yaml:"setup" json:"setup"`
 	dir     string        // directory paths are relative to
 	nodes   []*board.Spec // resolved, one per node
+	symtabs [][]*symtab   // per node (see loadSymbols); read-only once built
 }
 
 // NodeSpec describes one node, or Count identical nodes: "{i}" in Name and
@@ -49,6 +50,10 @@ type NodeSpec struct {
 	Harts  int    `yaml:"harts" json:"harts"`
 	Memory string `yaml:"memory" json:"memory,omitempty"`
 	Disk   string `yaml:"disk" json:"disk,omitempty"`
+	// Symbols lists ELF files whose symbol tables name this node's program
+	// counters in reports and traces (a Linux guest's user programs, its
+	// vmlinux); a bare-metal program's own symbols are always used.
+	Symbols []string `yaml:"symbols" json:"symbols,omitempty"`
 }
 
 // NetworkSpec is the simulated switch.
@@ -71,6 +76,9 @@ type FaultSpec struct {
 	DiskCorrupt *float64  `yaml:"disk_corruption" json:"disk_corruption,omitempty"`
 	ClockSkew   *Duration `yaml:"clock_skew" json:"clock_skew,omitempty"` // maximum skew between nodes
 	Schedule    string    `yaml:"schedule" json:"schedule,omitempty"`     // fixed, random, pct, or swarm ("")
+	// Preemptions bounds the preemptions at communication events between
+	// harts per universe (0: none; unset: drawn per seed).
+	Preemptions *int `yaml:"preemptions" json:"preemptions,omitempty"`
 	// Chaos is the virtual time from the start (from the setup point when
 	// root universes start from a boot snapshot, see SetupSpec) during
 	// which faults are injected.
@@ -349,6 +357,13 @@ func (s *Spec) validate() error {
 			}
 			images[4] = im
 		}
+		for k, p := range n.Symbols {
+			abs, err := resolvePath(p, s.dir)
+			if err != nil {
+				return specErr(fmt.Sprintf("%s.symbols[%d]", f, k), "%v", err)
+			}
+			n.Symbols[k] = abs
+		}
 		if images[3] != nil && (len(images[3].Data) == 0 || len(images[3].Data)%512 != 0) {
 			return specErr(f+".disk", "size %d is not a positive multiple of 512 bytes", len(images[3].Data))
 		}
@@ -369,6 +384,9 @@ func (s *Spec) validate() error {
 			}
 			s.nodes = append(s.nodes, bs)
 		}
+	}
+	if err := s.loadSymbols(true); err != nil {
+		return err
 	}
 	return s.validateSettings()
 }
@@ -406,6 +424,9 @@ func (s *Spec) validateSettings() error {
 		if p.v != nil && (*p.v < 0 || *p.v > 100) {
 			return specErr("faults."+p.name, "%d is not in 0..100", *p.v)
 		}
+	}
+	if p := s.Faults.Preemptions; p != nil && (*p < 0 || *p > emu.MaxPreemptions) {
+		return specErr("faults.preemptions", "%d (want 0..%d)", *p, emu.MaxPreemptions)
 	}
 	switch s.Faults.Schedule {
 	case "", "swarm", "fixed", "random", "pct":

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"everett/emu"
 )
 
 // LoadSweep reads a sweep file (`everett sweep --json` or `everett report
@@ -79,8 +81,8 @@ func (f *SweepFile) check() error {
 	if len(f.Assertions) > MaxSweepAssertions {
 		return fmt.Errorf("%d assertions (limit %d)", len(f.Assertions), MaxSweepAssertions)
 	}
-	if len(f.EdgesFirstSeen) > covBytes {
-		return fmt.Errorf("%d edges (limit %d)", len(f.EdgesFirstSeen), covBytes)
+	if len(f.EdgesFirstSeen) > emu.MaxEdgeSlots {
+		return fmt.Errorf("%d edges (limit %d)", len(f.EdgesFirstSeen), emu.MaxEdgeSlots)
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ type node struct {
 	down    bool   // crashed, waiting for restart
 	done    bool   // powered off
 	icount  uint64 // instructions of earlier incarnations (crash/restart)
+	traps   *trapTap
 	// enteredUser: a hart of the node has entered user mode (the init
 	// setup point), seen at a window boundary. Only the boot universe
 	// looks: it is not state.
@@ -85,18 +86,19 @@ type Universe struct {
 	suppress     map[int]bool
 
 	failure  *Failure
+	root     *RootTrap // the exception that led to the failure, if known
 	failTime uint64
 	finished bool
 	reason   string
 
 	// Coverage: this universe's bitmap and the search's at the start.
-	cov       []byte
-	globalCov []byte
-	newEdges  int
-	wantSnap  []string
-	snaps     []*UniverseSnapshot
-	maxSnaps  int
-	echo      func(node int) interface{ Write([]byte) (int, error) }
+	cov      *emu.Coverage
+	seen     *Seen // the search's coverage when the universe started (nil: none)
+	newEdges int   // novel buckets (edges and pairs) at the last check
+	wantSnap []string
+	snaps    []*UniverseSnapshot
+	maxSnaps int
+	echo     func(node int) interface{ Write([]byte) (int, error) }
 
 	// Bisection: a console pattern to watch, and breakpoints.
 	consoleWatch *regexp.Regexp
@@ -105,28 +107,31 @@ type Universe struct {
 	bpNode       int
 	bpAddr       uint64
 	bpOn         bool
+	trapWatch    *trapWatch
+	trapHit      bool
 
 	// Kept when the machines are released.
-	hash      uint64
-	icountEnd uint64
-	tails     []string
+	hash        uint64
+	icountEnd   uint64
+	preemptions int // at communication events, all nodes
+	tails       []string
 }
 
 // newUniverse builds the root universe of seed (path [{0, seed}]).
-func newUniverse(s *Spec, root uint64, globalCov []byte) (*Universe, error) {
-	return newUniverseWith(s, Fork{Seed: root}, globalCov, nil)
+func newUniverse(s *Spec, root uint64, seen *Seen) (*Universe, error) {
+	return newUniverseWith(s, Fork{Seed: root}, seen, nil)
 }
 
 // newUniverseWith builds the universe whose path starts with first, with
 // pre applied before the nodes are built.
-func newUniverseWith(s *Spec, first Fork, globalCov []byte, pre func(*Universe)) (*Universe, error) {
+func newUniverseWith(s *Spec, first Fork, seen *Seen, pre func(*Universe)) (*Universe, error) {
 	root := first.Seed
 	u := &Universe{
-		spec:      s,
-		plan:      drawPlan(s, root),
-		path:      []Fork{{At: 0, Seed: root, Plan: first.Plan}},
-		globalCov: globalCov,
-		maxSnaps:  4,
+		spec:     s,
+		plan:     drawPlan(s, root),
+		path:     []Fork{{At: 0, Seed: root, Plan: first.Plan}},
+		seen:     seen,
+		maxSnaps: 4,
 	}
 	if first.Plan == PlanBoot {
 		u.plan = bootPlan(s)
@@ -188,12 +193,8 @@ func (u *Universe) setup() {
 	if u.window == 0 {
 		u.window = 50_000
 	}
-	if lo, hi, _ := s.coverageRange(); hi > lo {
-		u.cov = make([]byte, covBytes)
-	}
+	u.newCoverage()
 }
-
-const covBytes = 1 << 16
 
 // boot builds node i's machine (restore: from snap instead of booting).
 func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
@@ -217,6 +218,8 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 		return fmt.Errorf("node %d: %w", i, err)
 	}
 	n.b = b
+	n.traps = &trapTap{u: u, node: i}
+	b.ObserveTraps(n.traps)
 	if b.Virt != nil && b.Virt.Blk != nil {
 		b.Virt.Blk.SetFaults(&diskFaults{u: u, node: i})
 	}
@@ -229,6 +232,9 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 			return err
 		}
 	}
+	// Communication events are tracked on every multi-hart node: they are
+	// preemption points and interleaving coverage (emu/comm.go).
+	b.TrackCommunication(true)
 	return nil
 }
 
@@ -316,6 +322,10 @@ func (u *Universe) setBreakpoint(node int, addr uint64) {
 		u.nodes[node].b.SetBreakpoint(addr, true)
 	}
 }
+
+// RootTrap returns the exception the universe's failure is traced back
+// to, or nil.
+func (u *Universe) RootTrap() *RootTrap { return u.root }
 
 // NodeMachine is one node of a universe: its machine spec and, unless the
 // node is down, its machine.

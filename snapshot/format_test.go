@@ -245,7 +245,7 @@ func TestLoadErrorsSayWhatIsWrong(t *testing.T) {
 		{"a truncated file", good[:len(good)-100], ErrTruncated, "truncated"},
 		{"an empty file", nil, ErrTruncated, "truncated"},
 		{"trailing bytes", append(bytes.Clone(good), 0), ErrCorrupt, "follow"},
-		{"another format version", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[8:], 2); resum(b) }), ErrVersion, "version 2"},
+		{"another format version", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[8:], 9); resum(b) }), ErrVersion, "version 9"},
 		{"another architecture", edit(func(b []byte) { copy(b[16:24], "rv32gc\x00\x00"); resum(b) }), ErrArch, `"rv32gc"`},
 		{"not a snapshot", []byte("#!/bin/sh\necho hello\n"), ErrNotSnapshot, "not an everett snapshot"},
 		{"a wrong configuration hash", edit(func(b []byte) { b[40] ^= 1; resum(b) }), ErrCorrupt, "configuration hash"},

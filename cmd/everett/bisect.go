@@ -31,6 +31,12 @@ and binary search. Predicates:
   console:/REGEX/         a node's console printed a matching line
   pc:ADDR, pc:SYMBOL      a hart is about to execute ADDR
   reg:HART:xN==V          integer register xN of hart HART (also !=)
+  trap:CAUSE              a hart has taken an exception of this cause: a name
+                          (load-page-fault, store-page-fault, fetch-page-fault,
+                          illegal-instruction, breakpoint, load-access-fault,
+                          misaligned-load, ecall-u, ...) or a number
+  trap:CAUSE@TVAL         ... with this trap value (hex): the faulting address
+                          of a memory fault; a report's root_trap names its own
 
 Prefix "nodeK/" to apply a predicate to node K (default 0).
 
@@ -82,7 +88,11 @@ and finds the first instruction count at which their states differ.`,
 				if s.Raw&3 != 3 {
 					bits = fmt.Sprintf("    %04x", s.Raw&0xffff)
 				}
-				fmt.Fprintf(w, "%s%d node %d hart %d pc 0x%x%s: %s %s\n", prefix, s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm)
+				trap := ""
+				if s.Trapped {
+					trap = "  (trapped)"
+				}
+				fmt.Fprintf(w, "%s%d node %d hart %d pc 0x%x%s: %s %s%s\n", prefix, s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm, trap)
 			}
 			fmt.Fprintf(out, "first: icount=%d hart=%d pc=0x%x\n", res.First, res.At.Hart, res.At.PC)
 			printStep(out, "  instruction ", res.At)

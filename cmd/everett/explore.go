@@ -68,7 +68,11 @@ type Summary struct {
 	Assertions []explorer.AssertionState `json:"assertions"`
 	NeverHit   []string                  `json:"sometimes_never_reached"`
 	Coverage   int                       `json:"coverage_edges"`
-	Elapsed    string                    `json:"elapsed"`
+	// CoverageFill is the fraction of the edge map's slots in use.
+	CoverageFill float64 `json:"coverage_map_fill"`
+	// Pairs counts the distinct interleaving pairs seen.
+	Pairs   int    `json:"interleaving_pairs"`
+	Elapsed string `json:"elapsed"`
 	// Boot says whether root universes started from a boot snapshot.
 	Boot string `json:"boot"`
 }
@@ -144,6 +148,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		paths[r.Signature] = p
 		fmt.Fprintf(stdout, "FAILURE universe %d: %s\n  reproduce with: %s\n", r.Universe, r.Signature, r.Replay)
+		printRootTrap(stdout, r.RootTrap, p)
 	}
 	res, err := explorer.Explore(spec, o)
 	if err != nil {
@@ -153,7 +158,8 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String(), Boot: res.Boot.String()}
+		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
+		Boot: res.Boot.String()}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -176,6 +182,15 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// printRootTrap prints the exception a failure is traced back to, and the
+// bisection that finds it.
+func printRootTrap(w io.Writer, t *explorer.RootTrap, report string) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "  root trap: %s\n  bisect it with: everett bisect %s --predicate %s\n", t, report, t.Predicate)
 }
 
 func isTerminal(f *os.File) bool {
@@ -226,7 +241,11 @@ func newReplayCmd() *cobra.Command {
 					if s.Symbol != "" {
 						sym = " <" + s.Symbol + ">"
 					}
-					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm)
+					trap := ""
+					if s.Trapped {
+						trap = "  (trapped)"
+					}
+					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s%s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm, trap)
 				}
 			}
 			switch {
@@ -239,9 +258,11 @@ func newReplayCmd() *cobra.Command {
 			case res.Reproduced:
 				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+				printRootTrap(out, res.RootTrap, args[0])
 			default:
 				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
 					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
+				printRootTrap(out, res.RootTrap, args[0])
 			}
 			return &exitError{code: 1}
 		},

@@ -129,6 +129,9 @@ func (c *CLINT) update(i int) {
 	}
 	c.harts[i].MTIP.SetLevel(false)
 	at := c.clock.TicksToTime(c.mtimecmp[i])
+	if at == ^uint64(0) {
+		return // beyond the end of virtual time: it never fires
+	}
 	c.pending[i] = c.clock.Schedule(at, c, uint64(i))
 }
 

@@ -181,8 +181,16 @@ func TestPerturbedSchedulesAreDeterministicAndSurviveSnapshots(t *testing.T) {
 	for _, sc := range []emu.SchedConfig{
 		{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 300, StallPercent: 30, Seed: 11},
 		{Mode: emu.SchedPCT, QuantumMin: 5, QuantumMax: 2000, StallPercent: 10, Depth: 5, Span: 200_000, Seed: 12},
+		{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 300, Seed: 13,
+			Comm: true, Preemptions: 40, PreemptOdds: 2, YieldMin: 100, YieldMax: 5000},
+		{Mode: emu.SchedPCT, QuantumMin: 5, QuantumMax: 2000, Depth: 5, Seed: 14,
+			Comm: true, Preemptions: 5, EventSpan: 200, YieldMin: 100, YieldMax: 5000},
 	} {
-		t.Run(sc.Mode.String(), func(t *testing.T) {
+		name := sc.Mode.String()
+		if sc.Comm {
+			name += " with preemption at communication events"
+		}
+		t.Run(name, func(t *testing.T) {
 			build := func() (*emu.Machine, *bytes.Buffer) {
 				var out bytes.Buffer
 				m := newBoard(t, prog, 4, &out)
@@ -196,6 +204,9 @@ func TestPerturbedSchedulesAreDeterministicAndSurviveSnapshots(t *testing.T) {
 			if want.reason != emu.StopPowerOff {
 				t.Fatalf("program did not finish: %v\n%s", want.reason, want.out)
 			}
+			if sc.Comm && (m.CommEvents() == 0 || m.CommPreemptions() == 0) {
+				t.Fatalf("%d communication events, %d preemptions: nothing was tried", m.CommEvents(), m.CommPreemptions())
+			}
 			m2, out2 := build()
 			if got := finish(m2, out2, m2.Run(maxInsns)); got != want {
 				t.Fatal("two runs with the same schedule seed differ")
@@ -208,6 +219,10 @@ func TestPerturbedSchedulesAreDeterministicAndSurviveSnapshots(t *testing.T) {
 				c := newBoard(t, prog, 4, &o)
 				if err := c.RestoreSnapshot(snap); err != nil {
 					t.Fatal(err)
+				}
+				// A restored machine continues exactly, also in pieces.
+				if c.ICount()+1234 < want.icount {
+					c.Run(c.ICount() + 1234)
 				}
 				if r := c.Run(maxInsns); r != want.reason || c.StateHash() != want.hash || c.ICount() != want.icount {
 					t.Fatalf("k=%d: restored run ends %v at %d (%x), want %v at %d (%x)", k, r, c.ICount(), c.StateHash(), want.reason, want.icount, want.hash)
@@ -232,25 +247,35 @@ func TestCoverageIsRecordedWithoutChangingTheRun(t *testing.T) {
 	plain := newBoard(t, prog, 4, &o1)
 	want := finish(plain, &o1, plain.Run(maxInsns))
 	covered := newBoard(t, prog, 4, &o2)
-	bitmap := make([]byte, 1<<16)
-	if err := covered.EnableCoverage(bitmap, 0x8000_0000, 0); err != nil {
+	cov, err := emu.NewCoverage(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := covered.EnableCoverage(cov, 0x8000_0000, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := finish(covered, &o2, covered.Run(maxInsns)); got != want {
 		t.Fatal("coverage changed the run")
 	}
 	n := 0
-	for _, b := range bitmap {
-		n += int(b)
+	for _, c := range cov.Edges {
+		if c != 0 {
+			n++
+		}
 	}
-	if n < 50 {
-		t.Fatalf("only %d edges covered", n)
+	if n < 50 || n != len(cov.TouchedEdges) {
+		t.Fatalf("%d edges covered, %d listed as touched", n, len(cov.TouchedEdges))
 	}
-	empty := make([]byte, 1<<16)
+	for _, c := range cov.Edges[len(cov.Edges)/2:] {
+		if c != 0 {
+			t.Fatal("a machine-mode program counted edges in the user half")
+		}
+	}
+	empty, _ := emu.NewCoverage(1 << 16)
 	m := newBoard(t, prog, 4, &o1)
 	m.EnableCoverage(empty, 0x1000, 0x2000) // no code there
 	m.Run(maxInsns)
-	for _, b := range empty {
+	for _, b := range empty.Edges {
 		if b != 0 {
 			t.Fatal("coverage outside the requested range")
 		}
@@ -282,5 +307,41 @@ func TestBreakpointsStopBeforeTheInstructionWithoutChangingTheRun(t *testing.T) 
 	}
 	if got := finish(m, &o2, r); got != want {
 		t.Fatal("breakpoints changed the run")
+	}
+}
+
+func TestTrackingCommunicationChangesNothingTheGuestSees(t *testing.T) {
+	prog := loadProgram(t, "smp")
+	var o1, o2 bytes.Buffer
+	plain := newBoard(t, prog, 4, &o1)
+	want := finish(plain, &o1, plain.Run(maxInsns))
+	tracked := newBoard(t, prog, 4, &o2)
+	tracked.TrackCommunication(true)
+	cov, err := emu.NewCoverage(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tracked.EnableCoverage(cov, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := finish(tracked, &o2, tracked.Run(maxInsns))
+	if got.out != want.out || got.icount != want.icount || got.reason != want.reason {
+		t.Fatalf("tracked run: %v after %d; plain: %v after %d", got.reason, got.icount, want.reason, want.icount)
+	}
+	// Only the scheduler's part of the state (the tracker) may differ.
+	a, b := plain.StateHashes(), tracked.StateHashes()
+	for i := range a {
+		if a[i] != b[i] && a[i].Name != "sched" {
+			t.Fatalf("%s differs with tracking on", a[i].Name)
+		}
+	}
+	if tracked.CommEvents() == 0 || len(cov.TouchedPairs) == 0 {
+		t.Fatalf("%d communication events, %d pairs on four harts sharing memory", tracked.CommEvents(), len(cov.TouchedPairs))
+	}
+	one := newBoard(t, prog, 1, &o1)
+	one.TrackCommunication(true)
+	one.Run(maxInsns)
+	if one.CommEvents() != 0 {
+		t.Fatal("a one-hart machine reported communication")
 	}
 }

@@ -1,0 +1,478 @@
+package emu
+
+import (
+	"fmt"
+	"slices"
+
+	"everett/hw"
+)
+
+// Communication events: who touched what (RATIONALE.md, "Why preempt
+// where harts communicate?").
+//
+// With tracking on (TrackCommunication), every RAM page has an owner in
+// the manner of DMP (Devietti et al., ASPLOS 2009): the hart that last
+// wrote it, and the harts that have loaded it since. A hart may keep a
+// page in its load TLB only while it is the writer or one of the readers,
+// and in its store TLB only while it is the writer and no other hart has
+// read the page since. Private accesses therefore stay on the TLB fast
+// path and cost nothing; only a change of ownership takes the slow path,
+// and the slow path is where a communication event is recorded:
+//
+//   - a load of a page last written by another hart (read after write);
+//   - a store to a page another hart wrote (write after write) or has read
+//     since the last write (write after read).
+//
+// An event has a pair of pcs: the first access (the store that took the
+// page, or the load that last joined its readers) and the second (the
+// access now). Pairs feed interleaving coverage (Coverage.Pairs), and
+// events are the scheduler's preemption points: the policy may stop the
+// hart before the access and let the others run (see commEvent).
+//
+// The granularity is the page, as the TLBs are. The ownership state is a
+// function of the accesses only, never of what the TLBs happened to hold
+// (a slow-path access that the ownership already allows changes nothing),
+// so events are exact and repeatable, and the state is saved in snapshots.
+
+// commPage is the ownership of one RAM page, or of one line of a page
+// that is tracked line by line.
+type commPage struct {
+	writer  uint8  // hart id + 1 of the last writer (0: none yet)
+	hot     uint8  // pages: communication events seen (fineHot: tracked by line)
+	readers uint64 // harts (one bit each) that loaded it since that write
+	wpc     uint64 // pc of the store that made writer the owner
+	rpc     uint64 // pc of the load that last joined readers
+}
+
+// Bounds of the tracker.
+const (
+	commCountSlots = 1 << 12 // pair slots of the newness counts
+	// MaxPreemptions bounds the preemptions at communication events of one
+	// schedule.
+	MaxPreemptions = 1 << 16
+)
+
+// comm is the communication tracker of a machine. It is state: the
+// scheduler's decisions depend on it, so it is saved with the scheduler.
+type comm struct {
+	on       bool
+	pages    []*[leafPages]commPage // by RAM page, in leaves made on first use
+	fine     map[uint64]*commLines  // pages tracked by line, by RAM page number
+	events   uint64                 // communication events so far
+	preempts int                    // preemptions taken under the current schedule
+	counts   []uint8                // per pair slot: events seen (saturating)
+	rng      *PRNG                  // preemption decisions: a stream of its own
+	changes  []uint64               // pct: event numbers at which to preempt, ascending
+	resume   []uint64               // per hart: descheduled until this virtual time
+	skip     []uint64               // per hart: steps+1 of the access that yielded (0: none)
+	noYield  bool                   // inside an access that must not be split
+}
+
+// TrackCommunication turns communication tracking on or off. It does
+// nothing on a one-hart machine (no hart can communicate). Turning it on
+// starts from an empty history; turning it off forgets it.
+func (m *Machine) TrackCommunication(on bool) {
+	if len(m.harts) < 2 || on == m.comm.on {
+		return
+	}
+	c := &m.comm
+	*c = comm{on: on}
+	if on {
+		n := len(m.harts)
+		c.pages = make([]*[leafPages]commPage, (m.RAM.Pages()+leafPages-1)/leafPages)
+		c.fine = map[uint64]*commLines{}
+		c.counts = make([]uint8, commCountSlots)
+		c.resume = make([]uint64, n)
+		c.skip = make([]uint64, n)
+		c.rng = NewPRNG(m.sched.cfg.Seed ^ 0xc0117)
+	}
+	// Entries filled without ownership must go.
+	for _, h := range m.harts {
+		if h.c != nil {
+			h.flushTLB()
+			h.updateMode()
+		}
+	}
+}
+
+// CommEvents returns the number of communication events so far (0 when
+// tracking is off).
+func (m *Machine) CommEvents() uint64 { return m.comm.events }
+
+// CommPreemptions returns the preemptions taken at communication events
+// under the current schedule.
+func (m *Machine) CommPreemptions() int { return m.comm.preempts }
+
+func (c *comm) page(pn uint64) *commPage {
+	l := c.pages[pn>>leafShift]
+	if l == nil {
+		l = new([leafPages]commPage)
+		c.pages[pn>>leafShift] = l
+	}
+	return &l[pn&(leafPages-1)]
+}
+
+// Line tracking. A page on which harts communicate again and again (a lock
+// next to the data it guards, a sequence counter next to its record) is
+// tracked by 64-byte line from its fineAfter-th event on, so that accesses
+// to different lines of it are told apart. Such a page never enters a
+// TLB again: every access to it takes the slow path. Pages that only the
+// kernel (S mode) shares stay page-grained, so that the kernel's hot data
+// does not slow every access down; at most maxFinePages pages are tracked
+// by line.
+const (
+	lineShift    = 6
+	linesPerPage = pageSize >> lineShift
+	fineAfter    = 2
+	fineHot      = 255
+	maxFinePages = 1024
+)
+
+// commLines is the per-line ownership of one page.
+type commLines [linesPerPage]commPage
+
+// commAccess records an access by h to RAM at pa (a store if store). ok
+// is false when the scheduler preempts h before the access (h.yield is
+// set; nothing happened); private says whether the page may be cached in
+// h's TLB for this kind of access.
+func (m *Machine) commAccess(h *Hart, pa uint64, store bool) (ok, private bool) {
+	c := &m.comm
+	pn := (pa - m.RAM.Base) >> pageShift
+	p := c.page(pn)
+	st := p
+	fine := p.hot == fineHot
+	if fine {
+		st = &c.fine[pn][pa&pageMask>>lineShift]
+	}
+	me := uint8(h.ID + 1)
+	bit := uint64(1) << h.ID
+	others := st.readers &^ bit
+	var first uint64
+	event := false
+	switch {
+	case !store && (st.writer == me || st.readers&bit != 0),
+		store && st.writer == me && others == 0:
+		return true, !fine // the ownership allows it already
+	case st.writer != 0 && st.writer != me:
+		first, event = st.wpc, true // reads or overwrites another hart's write
+	case store && others != 0:
+		first, event = st.rpc, true // writes what another hart read
+	}
+	if event && !m.commEvent(h, first) {
+		return false, false
+	}
+	if !fine {
+		// Other harts' TLBs must not let them access unobserved what h
+		// now owns.
+		ppn := pa >> pageShift
+		for _, g := range m.harts {
+			switch {
+			case g == h:
+			case store && (st.writer == uint8(g.ID+1) || st.readers>>g.ID&1 != 0):
+				g.flushLoadTLBPage(ppn)
+				g.flushStoreTLBPage(ppn)
+			case !store && st.writer == uint8(g.ID+1):
+				g.flushStoreTLBPage(ppn)
+			}
+		}
+	}
+	if store {
+		st.writer, st.readers, st.wpc = me, 0, h.pc
+	} else {
+		st.readers |= bit
+		st.rpc = h.pc
+	}
+	if event && !fine {
+		if p.hot < fineAfter {
+			p.hot++
+		}
+		if p.hot >= fineAfter && h.dataPriv != PrivS && len(c.fine) < maxFinePages {
+			m.trackByLine(pn, p)
+			return true, false
+		}
+	}
+	return true, !fine
+}
+
+// trackByLine starts tracking page pn line by line, every line owned as
+// the page was.
+func (m *Machine) trackByLine(pn uint64, p *commPage) {
+	c := &m.comm
+	l := new(commLines)
+	for i := range l {
+		l[i] = *p
+		l[i].hot = 0
+	}
+	c.fine[pn] = l
+	p.hot = fineHot
+	ppn := (m.RAM.Base >> pageShift) + pn
+	for _, g := range m.harts {
+		g.flushLoadTLBPage(ppn)
+		g.flushStoreTLBPage(ppn)
+	}
+}
+
+// commLoad records a load (see commAccess).
+func (m *Machine) commLoad(h *Hart, pa uint64) (ok, private bool) {
+	return m.commAccess(h, pa, false)
+}
+
+// commStore records a store (see commAccess).
+func (m *Machine) commStore(h *Hart, pa uint64) (ok, private bool) {
+	return m.commAccess(h, pa, true)
+}
+
+// commEvent is a communication event: h is about to access, at h.pc, data
+// that another hart accessed at first. It returns false when the policy
+// preempts h before the access: h.yield is set, and the access will be
+// retried (and then happen without another preemption) when h runs again.
+func (m *Machine) commEvent(h *Hart, first uint64) bool {
+	c := &m.comm
+	pc := h.pc
+	slot := pairKey(first, pc) & (commCountSlots - 1)
+	seen := c.counts[slot]
+	retry := c.skip[h.ID] == h.steps+1
+	c.skip[h.ID] = 0
+	if !retry && !c.noYield && m.preemptAt(h, seen) {
+		return false
+	}
+	c.events++
+	if seen != 255 {
+		c.counts[slot] = seen + 1
+	}
+	if m.coverage != nil {
+		m.coverage.pair(first, pc)
+	}
+	return true
+}
+
+// preemptAt decides whether to preempt h at a communication event whose
+// pair was seen before seen times, and if so deschedules it.
+func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
+	c := &m.comm
+	cfg := &m.sched.cfg
+	if !cfg.Comm || c.preempts >= cfg.Preemptions {
+		return false
+	}
+	yes := false
+	if cfg.Mode == SchedPCT {
+		// Change points are event numbers: the hart that reaches one
+		// drops to the lowest priority.
+		for len(c.changes) > 0 && c.changes[0] <= c.events {
+			c.changes = c.changes[1:]
+			yes = true
+		}
+		if yes {
+			s := &m.sched
+			s.low--
+			if h.ID < len(s.prio) {
+				s.prio[h.ID] = s.low
+			}
+		}
+	} else {
+		// A pair seen n times before preempts with probability
+		// 1/(odds*(n+1)): data every hart touches all the time (kernel
+		// locks, run queues) does not drown the rare pairs.
+		yes = c.rng.Uint64()%(cfg.PreemptOdds*(uint64(seen)+1)) == 0
+	}
+	if !yes {
+		return false
+	}
+	c.preempts++
+	c.skip[h.ID] = h.steps + 1
+	d := cfg.YieldMin
+	if cfg.YieldMax > cfg.YieldMin {
+		d += c.rng.Uint64() % (cfg.YieldMax - cfg.YieldMin + 1)
+	}
+	c.resume[h.ID] = m.Now() + d
+	h.yield = true
+	return true
+}
+
+// commSchedule starts the tracker's part of a new schedule: a fresh
+// preemption budget, decision stream and (pct) change points.
+func (m *Machine) commSchedule() {
+	c := &m.comm
+	if !c.on {
+		return
+	}
+	cfg := &m.sched.cfg
+	c.preempts = 0
+	c.rng = NewPRNG(cfg.Seed ^ 0xc0117)
+	c.changes = c.changes[:0]
+	if cfg.Comm && cfg.Mode == SchedPCT && cfg.EventSpan > 0 {
+		for i := 0; i < cfg.Depth; i++ {
+			c.changes = append(c.changes, c.events+c.rng.Uint64()%cfg.EventSpan)
+		}
+		slices.Sort(c.changes)
+	}
+}
+
+// descheduled reports whether h sits out the current round after a
+// preemption.
+func (m *Machine) descheduled(h *Hart) bool {
+	return m.comm.resume != nil && m.comm.resume[h.ID] > m.now
+}
+
+// Persistence limits.
+const maxCommPages = 1 << 28 // pages of a 1 TiB RAM
+
+// saveComm writes the tracker's state (ownership of every touched page,
+// counts, decision stream, preemption state).
+func (m *Machine) saveComm(e *hw.Encoder) {
+	c := &m.comm
+	e.Tag("comm")
+	e.Bool(c.on)
+	if !c.on {
+		return
+	}
+	n := 0
+	for _, l := range c.pages {
+		if l != nil {
+			for i := range l {
+				if l[i] != (commPage{}) {
+					n++
+				}
+			}
+		}
+	}
+	e.U64(uint64(n))
+	for li, l := range c.pages {
+		if l == nil {
+			continue
+		}
+		for i := range l {
+			if p := &l[i]; *p != (commPage{}) {
+				e.U64(uint64(li)<<leafShift | uint64(i))
+				e.U8(p.writer)
+				e.U8(p.hot)
+				e.U64(p.readers)
+				e.U64(p.wpc)
+				e.U64(p.rpc)
+			}
+		}
+	}
+	// Pages tracked by line, in page order (the map's order must not
+	// reach the state).
+	fine := make([]uint64, 0, len(c.fine))
+	for pn := range c.fine {
+		fine = append(fine, pn)
+	}
+	slices.Sort(fine)
+	e.U64(uint64(len(fine)))
+	for _, pn := range fine {
+		e.U64(pn)
+		for _, l := range c.fine[pn] {
+			e.U8(l.writer)
+			e.U64(l.readers)
+			e.U64(l.wpc)
+			e.U64(l.rpc)
+		}
+	}
+	e.U64(c.events)
+	e.Int(c.preempts)
+	nc := 0
+	for _, v := range c.counts {
+		if v != 0 {
+			nc++
+		}
+	}
+	e.U64(uint64(nc))
+	for i, v := range c.counts {
+		if v != 0 {
+			e.U64(uint64(i))
+			e.U8(v)
+		}
+	}
+	c.rng.Save(e)
+	e.U64(uint64(len(c.changes)))
+	for _, v := range c.changes {
+		e.U64(v)
+	}
+	for i := range m.harts {
+		e.U64(c.resume[i])
+		e.U64(c.skip[i])
+	}
+}
+
+// restoreComm reads what saveComm wrote.
+func (m *Machine) restoreComm(d *hw.Decoder) error {
+	d.Tag("comm")
+	on := d.Bool()
+	if d.Err() != nil {
+		return d.Err()
+	}
+	m.comm = comm{}
+	if !on {
+		return nil
+	}
+	if len(m.harts) < 2 {
+		return fmt.Errorf("%w: communication tracking on a one-hart machine", hw.ErrCorrupt)
+	}
+	m.TrackCommunication(true)
+	c := &m.comm
+	harts := uint64(1)<<len(m.harts) - 1
+	if len(m.harts) == 64 {
+		harts = ^uint64(0)
+	}
+	np := d.Len(maxCommPages)
+	for i := 0; i < np && d.Err() == nil; i++ {
+		pn := d.U64()
+		p := commPage{writer: d.U8(), hot: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
+		if pn >= m.RAM.Pages() || int(p.writer) > len(m.harts) || p.readers&^harts != 0 {
+			d.Fail("communication page %d: writer %d, readers %#x", pn, p.writer, p.readers)
+			break
+		}
+		*c.page(pn) = p
+	}
+	nf := d.Len(maxFinePages)
+	for i := 0; i < nf && d.Err() == nil; i++ {
+		pn := d.U64()
+		l := new(commLines)
+		for j := range l {
+			l[j] = commPage{writer: d.U8(), readers: d.U64(), wpc: d.U64(), rpc: d.U64()}
+			if int(l[j].writer) > len(m.harts) || l[j].readers&^harts != 0 {
+				d.Fail("communication line %d of page %d", j, pn)
+			}
+		}
+		if pn >= m.RAM.Pages() || c.page(pn).hot != fineHot || c.fine[pn] != nil {
+			d.Fail("communication page %d is not tracked by line", pn)
+			break
+		}
+		c.fine[pn] = l
+	}
+	for li, l := range c.pages {
+		for i := 0; l != nil && i < leafPages && d.Err() == nil; i++ {
+			if pn := uint64(li)<<leafShift | uint64(i); l[i].hot == fineHot && c.fine[pn] == nil {
+				d.Fail("communication page %d is tracked by line without lines", pn)
+			}
+		}
+	}
+	c.events = d.U64()
+	c.preempts = d.Int()
+	nc := d.Len(commCountSlots)
+	for i := 0; i < nc && d.Err() == nil; i++ {
+		slot := d.U64()
+		v := d.U8()
+		if slot >= commCountSlots {
+			d.Fail("communication count slot %d", slot)
+			break
+		}
+		c.counts[slot] = v
+	}
+	if err := c.rng.Restore(d); err != nil {
+		return err
+	}
+	nch := d.Len(MaxPCTDepth)
+	for i := 0; i < nch && d.Err() == nil; i++ {
+		c.changes = append(c.changes, d.U64())
+	}
+	for i := range m.harts {
+		c.resume[i] = d.U64()
+		c.skip[i] = d.U64()
+	}
+	if c.preempts < 0 || c.preempts > MaxPreemptions {
+		d.Fail("communication preemptions %d", c.preempts)
+	}
+	return d.Err()
+}
