@@ -120,7 +120,13 @@ func TestTheBootRunsTheFixedScheduleUnlessPerturbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(res.Failures) == 0 {
+		t.Fatal("no failure after a perturbed boot in 24 universes")
+	}
 	for _, r := range res.Failures {
+		if r.Path[0] != (Fork{Seed: 7}) {
+			t.Fatalf("fork path %v: want a boot that is the root of seed 7 with its own plan", r.Path)
+		}
 		got, err := Replay(r, ReplayOptions{})
 		if err != nil {
 			t.Fatal(err)
