@@ -139,6 +139,11 @@ type Machine struct {
 	events   eventQueue
 	eventSeq uint64
 	icount   uint64 // instruction slots used by all harts
+	// enteredU: some hart has returned to U-mode (mret or sret with U as
+	// the previous privilege) since the machine was built or restored. An
+	// observation for the explorer ("init started"), not state: the guest
+	// cannot see it, so it is neither saved nor hashed.
+	enteredU bool
 	mtimeOff uint64 // mtime minus virtual time in ticks (software writes, skew)
 
 	// Scheduler state of the current round (saved in snapshots, so that a
@@ -192,6 +197,10 @@ func (m *Machine) Hart(i int) *Hart { return m.harts[i] }
 
 // ICount returns the number of instruction slots used by all harts.
 func (m *Machine) ICount() uint64 { return m.icount }
+
+// EnteredUser reports whether a hart has entered U-mode since the machine
+// was built or restored (for Linux: init has started).
+func (m *Machine) EnteredUser() bool { return m.enteredU }
 
 // ExitCode returns the code given to PowerOff.
 func (m *Machine) ExitCode() int { return m.exitCode }

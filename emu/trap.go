@@ -153,6 +153,9 @@ func (h *Hart) mret() {
 	h.mstatus = s
 	h.priv = mpp
 	h.pc = h.mepc
+	if mpp == PrivU {
+		h.m.enteredU = true // xRET is rare: this costs the hot loop nothing
+	}
 	h.updateMode()
 	if o := h.m.trapObs; o != nil {
 		o.Return(h.ID, PrivM, mpp, h.pc)
@@ -176,6 +179,9 @@ func (h *Hart) sret() {
 	h.mstatus = s
 	h.priv = spp
 	h.pc = h.sepc
+	if spp == PrivU {
+		h.m.enteredU = true
+	}
 	h.updateMode()
 	if o := h.m.trapObs; o != nil {
 		o.Return(h.ID, PrivS, spp, h.pc)

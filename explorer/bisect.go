@@ -218,7 +218,7 @@ type replayer struct {
 
 func newReplayer(r *Report, suppress []int) (*replayer, error) {
 	s := r.spec()
-	u, err := newUniverseEcho(s, r.Path[0].Seed, nil, append(suppress, r.Suppressed...))
+	u, err := newUniverseEcho(s, r.Path[0], nil, append(suppress, r.Suppressed...))
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (rp *replayer) advance(n uint64) {
 			return
 		}
 		if rp.next < len(rp.r.Path) && u.t >= rp.r.Path[rp.next].At {
-			u.forkAt(rp.r.Path[rp.next].Seed)
+			u.forkAt(rp.r.Path[rp.next])
 			rp.next++
 			continue
 		}

@@ -17,8 +17,14 @@ type consoleLog struct {
 	n int
 }
 
+// newConsoleLog opens dir/u<universe>-n<node>.log (universe -1: the boot
+// universe, boot-n<node>.log).
 func newConsoleLog(dir string, universe, node int) *consoleLog {
-	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("u%d-n%d.log", universe, node)))
+	name := fmt.Sprintf("u%d-n%d.log", universe, node)
+	if universe < 0 {
+		name = fmt.Sprintf("boot-n%d.log", node)
+	}
+	f, err := os.Create(filepath.Join(dir, name))
 	if err != nil {
 		return &consoleLog{}
 	}

@@ -43,7 +43,7 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 		for base.u.t < last.At && !base.ended() {
 			base.u.runTo(last.At)
 			for base.next < len(r.Path)-1 && base.u.t >= r.Path[base.next].At {
-				base.u.forkAt(r.Path[base.next].Seed)
+				base.u.forkAt(r.Path[base.next])
 				base.next++
 			}
 		}
@@ -57,7 +57,7 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 		if err != nil {
 			return nil, err
 		}
-		u.forkAt(seed)
+		u.forkAt(Fork{Seed: seed, Plan: last.Plan})
 		return &replayer{r: r, spec: base.spec, u: u, next: len(r.Path)}, nil
 	}
 	a, err := mk(last.Seed)

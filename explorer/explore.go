@@ -43,6 +43,9 @@ type Result struct {
 	Corpus       int
 	ICount       uint64
 	Elapsed      time.Duration
+	// Boot is the boot universe the root universes started from (see
+	// BootOnce); its Snap is nil when every universe booted.
+	Boot *Boot
 }
 
 // batchSize fixes how many universes are planned together. It does not
@@ -55,6 +58,7 @@ type job struct {
 	index  int
 	seed   uint64
 	parent *UniverseSnapshot // nil: a root universe
+	boot   *UniverseSnapshot // a root universe starts here (nil: it boots)
 }
 
 // outcome is what a universe did.
@@ -90,6 +94,26 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	res := &Result{}
 	seen := map[string]bool{}
 
+	// Boot once: root universes start from the setup snapshot.
+	var bootEcho func(int) interface{ Write([]byte) (int, error) }
+	var bootLogs []*consoleLog
+	if o.ConsoleDir != "" {
+		bootEcho = func(node int) interface{ Write([]byte) (int, error) } {
+			l := newConsoleLog(o.ConsoleDir, -1, node)
+			bootLogs = append(bootLogs, l)
+			return l
+		}
+	}
+	boot, err := BootOnce(spec, bootEcho)
+	for _, l := range bootLogs {
+		l.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Boot = boot
+	global.merge(boot.cov) // the boot's edges are no news to any universe
+
 	jobs := make(chan job)
 	results := make(chan outcome)
 	var wg sync.WaitGroup
@@ -117,7 +141,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		// Plan the batch from the corpus as it is now.
 		var batch []job
 		for i := base; i < min(base+batchSize, n); i++ {
-			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i))}
+			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i)), boot: boot.Snap}
 			if i == 0 {
 				j.seed = o.Seed // universe 0 is the root seed itself
 			}
@@ -206,10 +230,13 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	if consoleDir == "" {
 		echo = nil
 	}
-	if j.parent == nil {
-		u, err = newUniverseWith(spec, j.seed, global, func(u *Universe) { u.echo = echo })
-	} else {
-		u, err = forkWith(spec, j.parent, j.seed, global, echo)
+	switch {
+	case j.parent != nil:
+		u, err = forkWith(spec, j.parent, Fork{Seed: j.seed}, global, echo)
+	case j.boot != nil:
+		u, err = forkWith(spec, j.boot, Fork{Seed: j.seed, Plan: PlanSeed}, global, echo)
+	default:
+		u, err = newUniverseWith(spec, Fork{Seed: j.seed}, global, func(u *Universe) { u.echo = echo })
 	}
 	if err != nil {
 		return outcome{job: j, err: err}

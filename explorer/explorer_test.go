@@ -157,6 +157,12 @@ func TestBadSpecsGetErrorsNamingTheField(t *testing.T) {
 		{"a bad schedule", "nodes: [{elf: " + elf + "}]\nfaults: {schedule: chaotic}\n", "faults.schedule"},
 		{"too many nodes", "nodes: [{elf: " + elf + ", count: 17}]\n", "nodes[0].count"},
 		{"a bad coverage range", "nodes: [{elf: " + elf + "}]\nsearch: {coverage: here}\n", "search.coverage"},
+		{"an unknown setup point", "nodes: [{elf: " + elf + "}]\nsetup: {at: later}\n", "setup.at"},
+		{"a perturbed boot without a setup point", "nodes: [{elf: " + elf + "}]\nsetup: {at: off, perturb: true}\n", "setup.perturb"},
+		{"a boot seed without a setup point", "nodes: [{elf: " + elf + "}]\nsetup: {seed: 3}\n", "setup.seed"},
+		{"a setup that is a list", "nodes: [{elf: " + elf + "}]\nsetup: [init]\n", "setup: want a setup point"},
+		{"an unknown setup field", "nodes: [{elf: " + elf + "}]\nsetup: {at: sdk, when: now}\n", "setup: "},
+		{"a setup point alone that is unknown", "nodes: [{elf: " + elf + "}]\nsetup: soon\n", "setup.at"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, "spec.yaml")

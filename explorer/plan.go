@@ -38,6 +38,29 @@ const (
 	streamSched = 200 // + node
 )
 
+// bootPlan is the plan of an unperturbed boot (setup.perturb false): the
+// spec's network latencies, no faults, the fixed schedule. It does not
+// depend on any seed, so the boot is the same for every seed.
+func bootPlan(s *Spec) Plan {
+	return Plan{
+		LatencyMin: s.Network.LatencyMin.Ns(),
+		LatencyMax: s.Network.LatencyMax.Ns(),
+		Sched:      emu.SchedConfig{Mode: emu.SchedFixed},
+	}
+}
+
+// planOf is the plan a step of a fork path starts: the boot plan, a new
+// plan drawn from the step's seed, or (a plain fork) the plan it has.
+func planOf(s *Spec, f Fork, have Plan) Plan {
+	switch f.Plan {
+	case PlanBoot:
+		return bootPlan(s)
+	case PlanSeed:
+		return drawPlan(s, f.Seed)
+	}
+	return have
+}
+
 // drawPlan decides the fault model for a root seed.
 func drawPlan(s *Spec, root uint64) Plan {
 	r := emu.NewPRNG(derive(root, streamSwarm))

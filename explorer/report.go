@@ -160,6 +160,11 @@ func LoadReport(path string) (*Report, error) {
 	if len(r.Path) == 0 || r.Path[0].At != 0 {
 		return nil, fmt.Errorf("%w: %s: empty or malformed fork path", ErrReport, path)
 	}
+	for k, f := range r.Path {
+		if !(f.Plan == "" || k == 0 && f.Plan == PlanBoot || k > 0 && f.Plan == PlanSeed) {
+			return nil, fmt.Errorf("%w: %s: fork_path[%d].plan %q (want %q first, %q later, or none)", ErrReport, path, k, f.Plan, PlanBoot, PlanSeed)
+		}
+	}
 	if len(r.Spec.Boards) == 0 || len(r.Spec.Boards) > MaxNodes {
 		return nil, fmt.Errorf("%w: %s: %d nodes", ErrReport, path, len(r.Spec.Boards))
 	}
@@ -220,7 +225,7 @@ type ReplayOptions struct {
 // Replay runs the report's universe again along its fork path.
 func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	s := r.spec()
-	u, err := newUniverseEcho(s, r.Path[0].Seed, o.Echo, append(o.Suppress, r.Suppressed...))
+	u, err := newUniverseEcho(s, r.Path[0], o.Echo, append(o.Suppress, r.Suppressed...))
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +237,7 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 		if u.t != r.Path[k].At {
 			return nil, fmt.Errorf("%w: the universe ended at %d ns, before its fork at %d ns", ErrReport, u.t, r.Path[k].At)
 		}
-		u.forkAt(r.Path[k].Seed)
+		u.forkAt(r.Path[k])
 	}
 	if u.failure == nil && !u.finished && (o.Until == 0 || u.ICount() < o.Until) {
 		u.runUntilCount(0, o.Until)
@@ -252,7 +257,7 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 }
 
 // newUniverseEcho is newUniverse with console echo and suppressed decisions.
-func newUniverseEcho(s *Spec, root uint64, echo func(int) interface{ Write([]byte) (int, error) }, suppress []int) (*Universe, error) {
+func newUniverseEcho(s *Spec, root Fork, echo func(int) interface{ Write([]byte) (int, error) }, suppress []int) (*Universe, error) {
 	u, err := newUniverseWith(s, root, nil, func(u *Universe) {
 		u.echo = echo
 		u.maxSnaps = 0

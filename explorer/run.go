@@ -60,7 +60,7 @@ func (u *Universe) runTo(stop uint64) { u.runUntilCount(stop, 0) }
 func (u *Universe) runUntilCount(stop, count uint64) {
 	s := u.spec
 	for u.failure == nil && !u.finished {
-		if stop != 0 && u.t >= stop {
+		if stop != 0 && u.t >= stop || u.stopAtSetup && u.setupReached() {
 			return
 		}
 		end := u.t + u.window

@@ -23,10 +23,31 @@ type SeedOutcome struct {
 }
 
 // RunSeed runs the root universe of seed to its end (no forking): a sweep
-// runs one per seed.
+// runs one per seed. With a setup point in the spec it boots first (see
+// BootOnce); RunSeedFrom reuses one boot for many seeds.
 func RunSeed(spec *Spec, seed uint64) (*SeedOutcome, error) {
+	boot, err := BootOnce(spec, nil)
+	if err != nil {
+		return nil, err
+	}
+	return RunSeedFrom(spec, boot, seed)
+}
+
+// RunSeedFrom is RunSeed starting from boot, the spec's boot universe
+// (nil: the root universe boots). The outcome is the same as RunSeed's:
+// the boot does not depend on the seed.
+func RunSeedFrom(spec *Spec, boot *Boot, seed uint64) (*SeedOutcome, error) {
 	start := time.Now()
-	u, err := newUniverse(spec, seed, nil)
+	var u *Universe
+	var err error
+	if snap, f := boot.rootFork(seed); snap != nil {
+		u, err = restoreUniverse(spec, snap, restoreOpts{})
+		if err == nil {
+			u.forkAt(f)
+		}
+	} else {
+		u, err = newUniverse(spec, seed, nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seed %d: %w", seed, err)
 	}

@@ -86,35 +86,45 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 	return s
 }
 
-// forkWith builds a universe from snapshot s whose future is seeded with
-// seed, echoing the nodes' consoles when echo is set.
-func forkWith(spec *Spec, s *UniverseSnapshot, seed uint64, seen *Seen, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
+// forkWith builds a universe from snapshot s whose future is step f (its
+// seed, and where its plan comes from), echoing the nodes' consoles when
+// echo is set.
+func forkWith(spec *Spec, s *UniverseSnapshot, f Fork, seen *Seen, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
 	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, seen: seen, maxSnaps: 4})
 	if err != nil {
 		return nil, err
 	}
-	u.forkAt(seed)
+	u.forkAt(f)
 	return u, nil
 }
 
 // forkAt gives the universe a new future from its current time: every
-// stream restarts from seed, pending heals and restarts of its past stay,
-// and new partitions and crashes are drawn. A fork from a snapshot and a
-// replay that reaches the fork's time both do exactly this.
-func (u *Universe) forkAt(seed uint64) {
+// stream restarts from f.Seed, pending heals and restarts of its past stay,
+// and new partitions and crashes are drawn. With f.Plan = PlanSeed the
+// plan, too, is drawn afresh from the seed (and the seed's clock skew
+// applied): the universe becomes that seed's root. A fork from a snapshot
+// and a replay that reaches the fork's time both do exactly this.
+func (u *Universe) forkAt(f Fork) {
 	var keep []faultEvent
-	for _, f := range u.faults {
-		if f.Kind == "heal" || f.Kind == "restart" {
-			keep = append(keep, f)
+	for _, e := range u.faults {
+		if e.Kind == "heal" || e.Kind == "restart" {
+			keep = append(keep, e)
 		}
 	}
-	u.reseed(seed)
+	if f.Plan == PlanSeed {
+		u.plan = planOf(u.spec, f, u.plan)
+		if u.liveStart != 0 {
+			u.plan.Drop, u.plan.Duplicate, u.plan.Reorder = 0, 0, 0 // as startLiveness left it
+		}
+		u.skewClocks(f.Seed)
+	}
+	u.reseed(f.Seed)
 	u.faults = append(u.faults, keep...)
 	sortFaults(u.faults)
-	u.path = append(u.path, Fork{At: u.t, Seed: seed})
+	u.path = append(u.path, Fork{At: u.t, Seed: f.Seed, Plan: f.Plan})
 }
 
 func mustCompile(p string) *regexp.Regexp { return regexp.MustCompile(p) }
 
 // forkAtTime0 is forkAt for a universe that has not run (tests).
-func (u *Universe) forkAtTime0(seed uint64) { u.forkAt(seed) }
+func (u *Universe) forkAtTime0(seed uint64) { u.forkAt(Fork{Seed: seed}) }

@@ -31,6 +31,7 @@ type Spec struct {
 	Oracles OracleSpec    `yaml:"oracles" json:"oracles"`
 	Budgets BudgetSpec    `yaml:"budgets" json:"budgets"`
 	Search  SearchSpec    `yaml:"search" json:"search"`
+	Setup   SetupSpec     `yaml:"setup" json:"setup"`
 	dir     string        // directory paths are relative to
 	nodes   []*board.Spec // resolved, one per node
 	symtabs [][]*symtab   // per node (see loadSymbols); read-only once built
@@ -78,8 +79,9 @@ type FaultSpec struct {
 	// Preemptions bounds the preemptions at communication events between
 	// harts per universe (0: none; unset: drawn per seed).
 	Preemptions *int `yaml:"preemptions" json:"preemptions,omitempty"`
-	// Chaos is the virtual time from the start (or from setup_complete)
-	// during which faults are injected.
+	// Chaos is the virtual time from the start (from the setup point when
+	// root universes start from a boot snapshot, see SetupSpec) during
+	// which faults are injected.
 	Chaos Duration `yaml:"chaos" json:"chaos"`
 }
 
@@ -115,6 +117,59 @@ type SearchSpec struct {
 	Corpus      int    `yaml:"corpus" json:"corpus,omitempty"`     // max snapshots kept
 	ForkPercent int    `yaml:"fork_percent" json:"fork_percent,omitempty"`
 }
+
+// SetupSpec says when a universe's setup (its boot) is over. When it is
+// on, the explorer boots one universe to that point, snapshots it, and
+// starts every root universe from the snapshot with its own seed, instead
+// of booting each one.
+type SetupSpec struct {
+	// At is the setup point: "init" (every node has entered user mode: for
+	// Linux, init has started), "sdk" (the guest's setup_complete
+	// hypercall, from any node), or "off" (every universe boots). Default:
+	// init for Linux nodes, off for bare-metal programs.
+	At string `yaml:"at" json:"at,omitempty"`
+	// Perturb applies faults and schedule perturbation during the boot: the
+	// boot universe's plan is drawn from Seed as a root's is. Default
+	// false: the boot runs the fixed schedule without faults.
+	Perturb bool `yaml:"perturb" json:"perturb,omitempty"`
+	// Seed is the boot universe's seed (default 0). The boot is the same for
+	// every seed of a search or sweep; another Seed boots differently.
+	Seed uint64 `yaml:"seed" json:"seed,omitempty"`
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler: a mapping, or the setup
+// point alone ("setup: sdk" is "setup: {at: sdk}").
+func (s *SetupSpec) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*s = SetupSpec{At: n.Value}
+		return nil
+	case yaml.MappingNode:
+		// Node.Decode does not refuse unknown fields: check them here.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			switch k := n.Content[i].Value; k {
+			case "at", "perturb", "seed":
+			default:
+				return fmt.Errorf("line %d: setup: field %s not found (want at, perturb, seed)", n.Content[i].Line, k)
+			}
+		}
+		type plain SetupSpec // without this method
+		var p plain
+		if err := n.Decode(&p); err != nil {
+			return fmt.Errorf("setup: %v", err)
+		}
+		*s = SetupSpec(p)
+		return nil
+	}
+	return fmt.Errorf("line %d: setup: want a setup point (init, sdk, off) or a mapping like {at: init, perturb: true}", n.Line)
+}
+
+// Setup points.
+const (
+	SetupInit = "init"
+	SetupSDK  = "sdk"
+	SetupOff  = "off"
+)
 
 // Duration is a time.Duration read from YAML as "100us", "2s", ...
 type Duration time.Duration
@@ -423,6 +478,36 @@ func (s *Spec) validateSettings() error {
 	if _, _, err := s.coverageRange(); err != nil {
 		return specErr("search.coverage", "%v", err)
 	}
+	switch s.Setup.At {
+	case "":
+		s.Setup.At = SetupInit
+		if bare {
+			s.Setup.At = SetupOff
+		}
+	case SetupInit, SetupSDK, SetupOff:
+	default:
+		return specErr("setup.at", "%q (want init, sdk or off)", s.Setup.At)
+	}
+	if s.Setup.At == SetupOff && s.Setup.Perturb {
+		return specErr("setup.perturb", "needs a setup point (at: init or sdk): with at: off every universe boots perturbed")
+	}
+	if s.Setup.At == SetupOff && s.Setup.Seed != 0 {
+		return specErr("setup.seed", "needs a setup point (at: init or sdk): with at: off there is no boot universe")
+	}
+	return nil
+}
+
+// SetSetupPoint overrides the spec's setup.at (a command-line flag): init,
+// sdk or off. Off also clears setup.perturb and setup.seed.
+func (s *Spec) SetSetupPoint(at string) error {
+	switch at {
+	case SetupInit, SetupSDK:
+	case SetupOff:
+		s.Setup.Perturb, s.Setup.Seed = false, 0
+	default:
+		return specErr("setup.at", "%q (want init, sdk or off)", at)
+	}
+	s.Setup.At = at
 	return nil
 }
 

@@ -298,6 +298,9 @@ type HostRun struct {
 	Workers        int     `json:"workers"`
 	Started        string  `json:"started"` // RFC 3339
 	ElapsedSeconds float64 `json:"elapsed_s"`
+	// Boot says whether the shard's root universes started from a boot
+	// snapshot (see BootOnce).
+	Boot string `json:"boot,omitempty"`
 }
 
 // SweepOptions direct a sweep.
@@ -411,6 +414,11 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	}
 	workers = max(1, min(workers, len(seeds), MaxSweepWorkers))
 	agg := newSweepAgg(seeds)
+	// Boot once per shard: every seed's root universe starts from it.
+	boot, err := BootOnce(spec, nil)
+	if err != nil {
+		return nil, err
+	}
 
 	// At most window seeds are running or waiting to be aggregated, so a
 	// fast worker cannot run ahead of a slow seed without bound.
@@ -422,7 +430,7 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := range jobs {
-				results <- runSeedSafely(spec, seeds[i], i)
+				results <- runSeedSafely(spec, boot, seeds[i], i)
 			}
 		}()
 	}
@@ -472,20 +480,21 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	f.Shard = shard
 	host, _ := os.Hostname()
 	f.Host = []HostRun{{Shard: shard, Hostname: host, Workers: workers,
-		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000}}
+		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
+		Boot: boot.String()}}
 	return f, nil
 }
 
 // runSeedSafely runs one seed; a panic (a bug in everett) becomes an error
 // that says how to reproduce it.
-func runSeedSafely(spec *Spec, seed uint64, i int) (r sweepResult) {
+func runSeedSafely(spec *Spec, boot *Boot, seed uint64, i int) (r sweepResult) {
 	r.i = i
 	defer func() {
 		if p := recover(); p != nil {
 			r.err = &SeedPanic{Seed: seed, Value: p, Stack: string(debug.Stack())}
 		}
 	}()
-	r.o, r.err = RunSeed(spec, seed)
+	r.o, r.err = RunSeedFrom(spec, boot, seed)
 	return r
 }
 

@@ -26,7 +26,20 @@ import (
 type Fork struct {
 	At   uint64 `json:"at"`
 	Seed uint64 `json:"seed"`
+	// Plan says where the step's plan (fault model and schedule) comes
+	// from: "" keeps the universe's (for the root: drawn from Seed),
+	// PlanBoot is the unperturbed boot's, PlanSeed draws it from Seed.
+	Plan string `json:"plan,omitempty"`
 }
+
+// Plans of a fork step. A root universe started from the boot snapshot has
+// the path [{0, setup seed, boot}, {setup time, seed, seed}]: it boots as
+// the boot universe did, then takes its own seed's plan, exactly as if it
+// had been a root of that seed from the start.
+const (
+	PlanBoot = "boot" // only the first step: no faults, the fixed schedule
+	PlanSeed = "seed" // only later steps: the plan drawn from the step's seed
+)
 
 type node struct {
 	b       *board.Built
@@ -36,6 +49,10 @@ type node struct {
 	done    bool   // powered off
 	icount  uint64 // instructions of earlier incarnations (crash/restart)
 	traps   *trapTap
+	// enteredUser: a hart of the node has entered user mode (the init
+	// setup point), seen at a window boundary. Only the boot universe
+	// looks: it is not state.
+	enteredUser bool
 }
 
 // Universe is one run.
@@ -56,10 +73,13 @@ type Universe struct {
 	console []consolePattern
 	asserts assertions
 
-	setupDone  bool
-	setupAt    uint64
-	progressAt uint64
-	liveStart  uint64 // liveness phase start (0: not started)
+	setupDone bool
+	setupAt   uint64
+	// stopAtSetup: the boot universe, which stops at the first window
+	// boundary past the spec's setup point.
+	stopAtSetup bool
+	progressAt  uint64
+	liveStart   uint64 // liveness phase start (0: not started)
 
 	decisions    []Decision
 	nextDecision int
@@ -99,18 +119,22 @@ type Universe struct {
 
 // newUniverse builds the root universe of seed (path [{0, seed}]).
 func newUniverse(s *Spec, root uint64, seen *Seen) (*Universe, error) {
-	return newUniverseWith(s, root, seen, nil)
+	return newUniverseWith(s, Fork{Seed: root}, seen, nil)
 }
 
-// newUniverseWith is newUniverse with pre applied before the nodes are
-// built.
-func newUniverseWith(s *Spec, root uint64, seen *Seen, pre func(*Universe)) (*Universe, error) {
+// newUniverseWith builds the universe whose path starts with first, with
+// pre applied before the nodes are built.
+func newUniverseWith(s *Spec, first Fork, seen *Seen, pre func(*Universe)) (*Universe, error) {
+	root := first.Seed
 	u := &Universe{
 		spec:     s,
 		plan:     drawPlan(s, root),
-		path:     []Fork{{At: 0, Seed: root}},
+		path:     []Fork{{At: 0, Seed: root, Plan: first.Plan}},
 		seen:     seen,
 		maxSnaps: 4,
+	}
+	if first.Plan == PlanBoot {
+		u.plan = bootPlan(s)
 	}
 	if pre != nil {
 		pre(u)
@@ -123,7 +147,6 @@ func newUniverseWith(s *Spec, root uint64, seen *Seen, pre func(*Universe)) (*Un
 		}
 	}
 	u.sw = newSwitch(u, macs)
-	skewRNG := emu.NewPRNG(derive(root, streamFault+1000))
 	for i, bs := range s.nodes {
 		spec := *bs
 		spec.Seed = derive(root, streamGuest+uint64(i))
@@ -132,12 +155,25 @@ func newUniverseWith(s *Spec, root uint64, seen *Seen, pre func(*Universe)) (*Un
 		if err := u.boot(i, false, nil); err != nil {
 			return nil, err
 		}
-		if u.plan.SkewMax > 0 && n.b.Virt != nil {
-			n.b.Virt.CLINT.SetSkew(skewRNG.Uint64() % (u.plan.SkewMax / 100))
-		}
 	}
+	u.skewClocks(root)
 	u.reseed(root)
 	return u, nil
+}
+
+// skewClocks moves each running node's clock forward by its skew, drawn
+// from seed (when the plan has clock skew).
+func (u *Universe) skewClocks(seed uint64) {
+	ticks := u.plan.SkewMax / 100 // mtime ticks at 10 MHz
+	if ticks == 0 {
+		return
+	}
+	r := emu.NewPRNG(derive(seed, streamFault+1000))
+	for _, n := range u.nodes {
+		if n.b != nil && !n.down && n.b.Virt != nil {
+			n.b.Virt.CLINT.SetSkew(r.Uint64() % ticks)
+		}
+	}
 }
 
 // setup prepares what every universe of a spec shares.

@@ -25,6 +25,7 @@ type exploreFlags struct {
 	metricsAddr string
 	maxInsns    uint64
 	consoleDir  string
+	setup       string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -54,6 +55,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
+	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	return cmd
 }
 
@@ -71,6 +73,8 @@ type Summary struct {
 	// Pairs counts the distinct interleaving pairs seen.
 	Pairs   int    `json:"interleaving_pairs"`
 	Elapsed string `json:"elapsed"`
+	// Boot says whether root universes started from a boot snapshot.
+	Boot string `json:"boot"`
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -108,6 +112,11 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
+	}
+	if f.setup != "" {
+		if err := spec.SetSetupPoint(f.setup); err != nil {
+			return usageErr("--setup: %v", err)
+		}
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
@@ -149,7 +158,8 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
+		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
+		Boot: res.Boot.String()}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -162,8 +172,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(f.out, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
-	fmt.Fprintf(stdout, "explored %d universes in %s: %d distinct failure(s), %d edges covered; summary in %s\n",
-		res.Universes, sum.Elapsed, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
+	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s): %d distinct failure(s), %d edges covered; summary in %s\n",
+		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}

@@ -26,6 +26,7 @@ type sweepFlags struct {
 	junit    string
 	html     string
 	maxInsns uint64
+	setup    string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -63,6 +64,7 @@ Exit codes: 1 when a seed failed, 0 when all passed, 2 on bad input,
 	fl.StringVar(&f.junit, "junit", "", "write the results as JUnit XML to this file")
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
+	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; each shard boots once there)")
 	return cmd
 }
 
@@ -76,6 +78,9 @@ func sweepArgs(args []string, f sweepFlags) []string {
 	}
 	if f.maxInsns != 0 {
 		a = append(a, "--max-insns", strconv.FormatUint(f.maxInsns, 10))
+	}
+	if f.setup != "" {
+		a = append(a, "--setup", f.setup)
 	}
 	return a
 }
@@ -106,6 +111,11 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
+	}
+	if f.setup != "" {
+		if err := spec.SetSetupPoint(f.setup); err != nil {
+			return usageErr("--setup: %v", err)
+		}
 	}
 	workers := f.workers
 	if workers == 0 {

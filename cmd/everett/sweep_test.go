@@ -154,6 +154,8 @@ func TestSweepAndReportRejectBadInput(t *testing.T) {
 		{"both a spec and --elf", []string{"sweep", "spec.yaml", "--elf", prog, "--seeds", "1..4"}, "not both"},
 		{"an output in a missing directory", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--json", filepath.Join(d, "no", "x.json")}, "does not exist"},
 		{"a missing spec", []string{"sweep", filepath.Join(d, "none.yaml"), "--seeds", "1..4"}, "none.yaml"},
+		{"an unknown setup point", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--setup", "later"}, "--setup: invalid universe spec: setup.at"},
+		{"an unknown setup point to explore", []string{"explore", "--elf", prog, "--setup", "later", "--out", d}, "--setup: invalid universe spec: setup.at"},
 		{"a missing shard", []string{"report", "merge", "--out", filepath.Join(d, "m.json"), s0, s1}, "2 seed(s) of 1..8 missing (of shard 2/3): 3, 6"},
 		{"an overlapping shard", []string{"report", "merge", "--out", filepath.Join(d, "m.json"), s0, s1, s0}, "overlapping shards"},
 		{"nothing to write", []string{"report", "merge", s0}, "nothing to write"},
