@@ -95,7 +95,7 @@ func TestTheSeqlockReaderRaceOnLinuxIsFoundFromAnOrdinaryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// README: found within 40 universes from seed 1 (universe 0).
+	// README: found within 40 universes from seed 1 (universe 3).
 	u, res := firstFailure(t, s, 1, 40)
 	if u < 0 {
 		t.Fatalf("the torn read was not found in %d universes", res.Universes)
