@@ -131,6 +131,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML implements yaml.Marshaler.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
+// String formats the duration as time.Duration does ("3s").
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // Ns returns the duration in virtual nanoseconds (= instruction slots).
 func (d Duration) Ns() uint64 { return uint64(time.Duration(d).Nanoseconds()) }
 
