@@ -200,3 +200,26 @@ func TestAPowerOffIsProgress(t *testing.T) {
 		t.Fatalf("progress at %d after a power-off at %d", u.progressAt, u.t)
 	}
 }
+
+func TestAWallTimeBudgetAloneRunsUntilTheTimeIsSpent(t *testing.T) {
+	s := elfSpec(t, "atomic", 2)
+	// No universe budget in the spec or the options: the wall time ends
+	// the search, not a default cap.
+	s.Budgets.Universes = 0
+	res, err := Explore(s, Options{Seed: 1, Wall: 2 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ended != "wall" || res.Limit != "2s" || res.Elapsed < 2*time.Second {
+		t.Fatalf("ended by %q (%s) after %v and %d universes, want the 2s wall budget", res.Ended, res.Limit, res.Elapsed, res.Universes)
+	}
+	t.Logf("%d universes in %v", res.Universes, res.Elapsed)
+	if res.Universes <= defaultUniverses {
+		t.Logf("only %d universes: this host is too slow to show that there is no cap of %d", res.Universes, defaultUniverses)
+	}
+	// With a universe budget as well, whichever comes first ends it.
+	res, err = Explore(s, Options{Seed: 1, Universes: 16, Wall: time.Hour, Workers: 2})
+	if err != nil || res.Ended != "universes" || res.Limit != "16" || res.Universes != 16 {
+		t.Fatalf("ended by %q (%s) after %d universes (%v), want the budget of 16", res.Ended, res.Limit, res.Universes, err)
+	}
+}

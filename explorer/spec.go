@@ -97,8 +97,8 @@ type OracleSpec struct {
 type BudgetSpec struct {
 	Time         Duration `yaml:"time" json:"time"`                 // virtual time per universe
 	Instructions uint64   `yaml:"instructions" json:"instructions"` // per universe, all nodes
-	Universes    int      `yaml:"universes" json:"universes"`
-	Wall         Duration `yaml:"wall" json:"wall,omitempty"` // host time for the whole search
+	Universes    int      `yaml:"universes" json:"universes"`       // 0: none with a wall budget, else 1000
+	Wall         Duration `yaml:"wall" json:"wall,omitempty"`       // host time for the whole search
 }
 
 // SearchSpec tunes the multiverse search.
@@ -383,9 +383,6 @@ func (s *Spec) validateSettings() error {
 	}
 	if s.Budgets.Universes < 0 {
 		return specErr("budgets.universes", "%d is negative", s.Budgets.Universes)
-	}
-	if s.Budgets.Universes == 0 {
-		s.Budgets.Universes = defaultUniverses
 	}
 	if s.Faults.Chaos == 0 {
 		s.Faults.Chaos = s.Budgets.Time

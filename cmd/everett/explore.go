@@ -47,7 +47,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
 	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
 	fl.Uint64Var(&f.seed, "seed", 1, "root seed")
-	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget)")
+	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget; without one, none with --time, else 1000)")
 	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; ends the search between batches)")
 	fl.IntVar(&f.workers, "workers", 0, "host goroutines running universes (default: all cores)")
 	fl.StringVar(&f.out, "out", "everett-out", "directory for reports and the summary")
@@ -162,10 +162,22 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
+	fmt.Fprintln(stdout, endedBy(res))
 	if len(res.Failures) > 0 {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// endedBy says which budget ended a search, for the last line of explore.
+func endedBy(res *explorer.Result) string {
+	switch res.Ended {
+	case "wall":
+		return "stopped by the wall-time budget (" + res.Limit + ")"
+	case "universes":
+		return "stopped by the universe budget (" + res.Limit + " universes)"
+	}
+	return "stopped: " + res.Ended
 }
 
 func isTerminal(f *os.File) bool {
