@@ -67,6 +67,7 @@ type Summary struct {
 	NeverHit   []string                  `json:"sometimes_never_reached"`
 	Coverage   int                       `json:"coverage_edges"`
 	Elapsed    string                    `json:"elapsed"`
+	EndedBy    string                    `json:"ended_by"` // the budget that ended the search: universes or wall
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -144,7 +145,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String()}
+		Coverage: res.Coverage, Elapsed: res.Elapsed.Round(time.Millisecond).String(), EndedBy: res.Ended}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}

@@ -195,20 +195,27 @@ func TestSweepCreatesTheFoldersOfItsOutputFiles(t *testing.T) {
 func TestExploreSaysWhichBudgetEndedTheRun(t *testing.T) {
 	prog := program(t, exitWith(1)...)
 	for _, tc := range []struct {
-		name string
-		args []string
-		want string
+		name  string
+		args  []string
+		want  string
+		ended string
 	}{
-		{"a wall-time budget alone runs until it is spent", []string{"--time", "1s"}, "stopped by the wall-time budget (1s)"},
-		{"a universe budget", []string{"--universes", "8"}, "stopped by the universe budget (8 universes)"},
-		{"both: the first one spent", []string{"--universes", "8", "--time", "1h"}, "stopped by the universe budget (8 universes)"},
+		{"a wall-time budget alone runs until it is spent", []string{"--time", "1s"}, "stopped by the wall-time budget (1s)", "wall"},
+		{"a universe budget", []string{"--universes", "8"}, "stopped by the universe budget (8 universes)", "universes"},
+		{"both: the first one spent", []string{"--universes", "8", "--time", "1h"}, "stopped by the universe budget (8 universes)", "universes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"explore", "--elf", prog, "--out", t.TempDir(), "--workers", "2"}, tc.args...)
+			dir := t.TempDir()
+			args := append([]string{"explore", "--elf", prog, "--out", dir, "--workers", "2"}, tc.args...)
 			code, out, errs := runCLI(t, args...)
 			lines := strings.Split(strings.TrimSpace(out), "\n")
 			if code != 0 || lines[len(lines)-1] != tc.want {
 				t.Fatalf("exit code %d, last line %q, want %q; stderr %s", code, lines[len(lines)-1], tc.want, errs)
+			}
+			var sum Summary
+			b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err := json.Unmarshal(b, &sum); err != nil || sum.EndedBy != tc.ended {
+				t.Fatalf("summary ended_by %q (%v), want %q", sum.EndedBy, err, tc.ended)
 			}
 		})
 	}
