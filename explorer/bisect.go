@@ -301,7 +301,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 	u.sw = s.sw.clone(u)
 	u.asserts.merge(s.asserts)
 	for i, ns := range s.nodes {
-		n := &node{spec: ns.spec, down: ns.down, done: ns.done, icount: ns.icount}
+		n := &node{spec: ns.spec, down: ns.down, downBy: ns.downBy, done: ns.done, icount: ns.icount}
 		u.nodes = append(u.nodes, n)
 		if ns.down {
 			continue

@@ -12,8 +12,10 @@ import (
 
 // Options bound and direct a search.
 type Options struct {
-	Seed      uint64        // root seed
-	Universes int           // 0: the spec's budget
+	Seed uint64 // root seed
+	// Universes bounds the search (0: the spec's budget; when neither
+	// sets one, no bound if there is a wall-time budget, else 1000).
+	Universes int
 	Wall      time.Duration // 0: the spec's budget (0 there: none)
 	Workers   int           // 0: every host core
 	// Progress, when set, receives a live progress line (a terminal).
@@ -43,6 +45,12 @@ type Result struct {
 	Corpus       int
 	ICount       uint64
 	Elapsed      time.Duration
+	// Ended says which budget ended the search: "universes" (the count
+	// was reached), "wall" (the wall-time budget was spent) or "failure"
+	// (StopOnFailure).
+	Ended string
+	// Limit is that budget's value: "200", "1m0s".
+	Limit string
 	// Boot is the boot universe the root universes started from (see
 	// BootOnce); its Snap is nil when every universe booted.
 	Boot *Boot
@@ -82,6 +90,9 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	wall := o.Wall
 	if wall == 0 {
 		wall = time.Duration(spec.Budgets.Wall)
+	}
+	if n == 0 && wall == 0 {
+		n = defaultUniverses
 	}
 	workers := o.Workers
 	if workers <= 0 {
@@ -131,16 +142,23 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		wg.Wait()
 	}()
 
-	for base := 0; base < n; base += batchSize {
+	res.Ended, res.Limit = "universes", fmt.Sprint(n)
+	for base := 0; n == 0 || base < n; base += batchSize {
 		if wall > 0 && time.Since(start) > wall {
+			res.Ended, res.Limit = "wall", wall.String()
 			break
 		}
 		if o.StopOnFailure && len(res.Failures) > 0 {
+			res.Ended, res.Limit = "failure", "the first"
 			break
 		}
 		// Plan the batch from the corpus as it is now.
 		var batch []job
-		for i := base; i < min(base+batchSize, n); i++ {
+		end := base + batchSize
+		if n > 0 {
+			end = min(end, n)
+		}
+		for i := base; i < end; i++ {
 			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i)), boot: boot.Snap}
 			if i == 0 {
 				j.seed = o.Seed // universe 0 is the root seed itself
@@ -204,8 +222,12 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		}
 		if o.Progress != nil {
 			el := time.Since(start).Seconds()
-			fmt.Fprintf(o.Progress, "\reverett explore: %d/%d universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
-				res.Universes, n, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
+			of := fmt.Sprintf("/%d", n)
+			if n == 0 {
+				of = " (of " + wall.String() + ")"
+			}
+			fmt.Fprintf(o.Progress, "\reverett explore: %d%s universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
+				res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
 		}
 	}
 	if o.Progress != nil {

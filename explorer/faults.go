@@ -28,6 +28,7 @@ type faultEvent struct {
 	A, B []int  // partition: frames from A to B are lost
 	Node int
 	Seq  int
+	Pair int // restart: the Seq of the crash it ends
 }
 
 // drawFaults schedules partitions and crashes in [t, t+chaos).
@@ -60,10 +61,14 @@ func (u *Universe) drawFaults() {
 		node := int(r.Uint64() % uint64(n))
 		t := at()
 		down := 200_000_000 + r.Uint64()%800_000_000
+		if u.nodes[node].done {
+			continue // a powered-off node cannot crash (the draws stay aligned)
+		}
 		u.faultSq++
-		u.faults = append(u.faults, faultEvent{At: t, Kind: "crash", Node: node, Seq: u.faultSq})
+		crash := u.faultSq
+		u.faults = append(u.faults, faultEvent{At: t, Kind: "crash", Node: node, Seq: crash})
 		u.faultSq++
-		u.faults = append(u.faults, faultEvent{At: t + down, Kind: "restart", Node: node, Seq: u.faultSq})
+		u.faults = append(u.faults, faultEvent{At: t + down, Kind: "restart", Node: node, Seq: u.faultSq, Pair: crash})
 	}
 	if u.spec.Oracles.Liveness > 0 {
 		u.faultSq++
@@ -130,15 +135,26 @@ func (u *Universe) applyFaults(end uint64) {
 			n := u.nodes[f.Node]
 			if !n.down && !n.done && u.liveStart == 0 && u.candidate("crash", fmt.Sprintf("node %d loses power", f.Node)) {
 				u.crash(f.Node)
+				n.downBy = f.Seq
 			}
 		case "restart":
-			if u.nodes[f.Node].down {
+			// Only the crash's own restart brings a node back: a restart
+			// whose crash was not applied (the node was powered off, down
+			// already, suppressed, or in the liveness phase) does nothing.
+			if u.restartDue(f) {
 				u.restart(f.Node)
 			}
 		case "liveness":
 			u.startLiveness()
 		}
 	}
+}
+
+// restartDue reports whether restart event f would bring its node back:
+// the node is down, by f's crash.
+func (u *Universe) restartDue(f faultEvent) bool {
+	n := u.nodes[f.Node]
+	return f.Kind == "restart" && n.down && n.downBy == f.Pair
 }
 
 // crash powers node i off: unflushed disk writes are lost or torn.
@@ -171,6 +187,10 @@ func (u *Universe) restart(i int) {
 		return
 	}
 	n.down = false
+	n.downBy = 0
+	// A fresh incarnation: the time it was down is not the guest's lack of
+	// progress.
+	u.progressAt = max(u.progressAt, u.t)
 	// The new incarnation starts at the universe's time.
 	sc := u.plan.Sched
 	sc.Seed = derive(n.spec.Seed, streamSched)

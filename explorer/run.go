@@ -97,10 +97,20 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 		}
 		u.t = end
 		u.sw.deliver(end)
-		if !alive && !u.anyRestartPending() {
-			u.finished = true
-			u.reason = "every node powered off"
-			return
+		if !alive {
+			if !u.anyRestartPending() {
+				// Every node is powered off, or down for good: nothing
+				// can happen any more, whatever faults are still due.
+				u.finished = true
+				u.reason = "every node powered off"
+				if u.anyDown() {
+					u.reason = "every node powered off or down"
+				}
+				return
+			}
+			// Every node is down, waiting for a restart: the guests are
+			// not failing to progress, the fault model keeps them off.
+			u.progressAt = u.t
 		}
 		u.checkHang()
 		if u.failure != nil {
@@ -118,9 +128,19 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 	}
 }
 
+// anyRestartPending reports whether a node that is down will come back.
 func (u *Universe) anyRestartPending() bool {
 	for _, f := range u.faults {
-		if f.Kind == "restart" {
+		if u.restartDue(f) {
+			return true
+		}
+	}
+	return false
+}
+
+func (u *Universe) anyDown() bool {
+	for _, n := range u.nodes {
+		if n.down {
 			return true
 		}
 	}
@@ -137,6 +157,7 @@ func (u *Universe) nodeStopped(n *node, r emu.StopReason) {
 			u.fail(&Failure{Kind: "exit", Message: fmt.Sprintf("exit code %d", code), Node: idx})
 			return
 		}
+		u.progressAt = u.now() // a node that finished its work progressed
 		if u.spec.bareMetal() {
 			u.finished = true
 			u.reason = "the program exited 0"
@@ -170,9 +191,21 @@ func (u *Universe) checkHang() {
 		u.fail(&Failure{Kind: "hang", Message: fmt.Sprintf("no progress for %v of virtual time", s.Oracles.Hang)})
 		return
 	}
-	if l := s.Oracles.Liveness.Ns(); l > 0 && u.liveStart != 0 && u.t > u.progressAt+l && u.progressAt <= u.liveStart+l {
+	if l := s.Oracles.Liveness.Ns(); l > 0 && u.liveStart != 0 && u.t > u.progressAt+l && u.progressAt <= u.liveStart+l && u.quorumRunning() {
 		u.fail(&Failure{Kind: "liveness", Message: fmt.Sprintf("no progress within %v after healing a quorum", s.Oracles.Liveness)})
 	}
+}
+
+// quorumRunning reports whether a node of the liveness phase's quorum has
+// not powered off: when all of them have, their work is done and there is
+// no progress left to require.
+func (u *Universe) quorumRunning() bool {
+	for _, n := range u.nodes[:len(u.nodes)/2+1] {
+		if !n.done {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *Universe) budgetSpent() {

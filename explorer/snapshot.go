@@ -38,6 +38,7 @@ type nodeState struct {
 	spec    *board.Spec
 	snap    *emu.Snapshot
 	down    bool
+	downBy  int
 	done    bool
 	icount  uint64
 	tail    []byte
@@ -71,7 +72,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 	u.fltRNG.Save(&e)
 	s.flt = append([]byte(nil), e.Bytes()...)
 	for _, n := range u.nodes {
-		ns := nodeState{spec: n.spec, down: n.down, done: n.done, icount: n.icount}
+		ns := nodeState{spec: n.spec, down: n.down, downBy: n.downBy, done: n.done, icount: n.icount}
 		if n.console != nil {
 			ns.tail = append([]byte(nil), n.console.tail...)
 			ns.line = append([]byte(nil), n.console.line...)

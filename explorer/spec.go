@@ -107,8 +107,8 @@ type OracleSpec struct {
 type BudgetSpec struct {
 	Time         Duration `yaml:"time" json:"time"`                 // virtual time per universe
 	Instructions uint64   `yaml:"instructions" json:"instructions"` // per universe, all nodes
-	Universes    int      `yaml:"universes" json:"universes"`
-	Wall         Duration `yaml:"wall" json:"wall,omitempty"` // host time for the whole search
+	Universes    int      `yaml:"universes" json:"universes"`       // 0: none with a wall budget, else 1000
+	Wall         Duration `yaml:"wall" json:"wall,omitempty"`       // host time for the whole search
 }
 
 // SearchSpec tunes the multiverse search.
@@ -193,6 +193,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML implements yaml.Marshaler.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// String formats the duration as time.Duration does ("3s").
+func (d Duration) String() string { return time.Duration(d).String() }
 
 // Ns returns the duration in virtual nanoseconds (= instruction slots).
 func (d Duration) Ns() uint64 { return uint64(time.Duration(d).Nanoseconds()) }
@@ -456,9 +459,6 @@ func (s *Spec) validateSettings() error {
 	}
 	if s.Budgets.Universes < 0 {
 		return specErr("budgets.universes", "%d is negative", s.Budgets.Universes)
-	}
-	if s.Budgets.Universes == 0 {
-		s.Budgets.Universes = defaultUniverses
 	}
 	if s.Faults.Chaos == 0 {
 		s.Faults.Chaos = s.Budgets.Time

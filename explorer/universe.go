@@ -46,6 +46,7 @@ type node struct {
 	spec    *board.Spec
 	console *consoleTap
 	down    bool   // crashed, waiting for restart
+	downBy  int    // the Seq of the crash that took it down
 	done    bool   // powered off
 	icount  uint64 // instructions of earlier incarnations (crash/restart)
 	traps   *trapTap
@@ -286,6 +287,9 @@ func (u *Universe) StateHash() uint64 {
 	e.U64(u.t)
 	for _, n := range u.nodes {
 		e.Bool(n.down)
+		if n.down {
+			e.Int(n.downBy)
+		}
 		e.Bool(n.done)
 		e.U64(n.icount)
 		if n.b != nil && !n.down {

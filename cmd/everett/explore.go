@@ -48,7 +48,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
 	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
 	fl.Uint64Var(&f.seed, "seed", 1, "root seed")
-	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget)")
+	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget; without one, none with --time, else 1000)")
 	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; ends the search between batches)")
 	fl.IntVar(&f.workers, "workers", 0, "host goroutines running universes (default: all cores)")
 	fl.StringVar(&f.out, "out", "everett-out", "directory for reports and the summary")
@@ -75,6 +75,8 @@ type Summary struct {
 	Elapsed string `json:"elapsed"`
 	// Boot says whether root universes started from a boot snapshot.
 	Boot string `json:"boot"`
+	// EndedBy is the budget that ended the search: universes or wall.
+	EndedBy string `json:"ended_by"`
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -159,7 +161,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
 		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
-		Boot: res.Boot.String()}
+		Boot: res.Boot.String(), EndedBy: res.Ended}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -178,6 +180,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
+	fmt.Fprintln(stdout, endedBy(res))
 	if len(res.Failures) > 0 {
 		return &exitError{code: 1}
 	}
@@ -191,6 +194,19 @@ func printRootTrap(w io.Writer, t *explorer.RootTrap, report string) {
 		return
 	}
 	fmt.Fprintf(w, "  root trap: %s\n  bisect it with: everett bisect %s --predicate %s\n", t, report, t.Predicate)
+}
+
+// endedBy says which budget ended a search, for the last line of explore.
+func endedBy(res *explorer.Result) string {
+	switch res.Ended {
+	case "wall":
+		return "stopped by the wall-time budget (" + res.Limit + ")"
+	case "universes":
+		return "stopped by the universe budget (" + res.Limit + " universes)"
+	case "failure":
+		return "stopped at the first failure"
+	}
+	return "stopped: " + res.Ended
 }
 
 func isTerminal(f *os.File) bool {

@@ -42,7 +42,7 @@ input.`,
 				return usageErr("nothing to write: give --out, --junit or --html")
 			}
 			for _, o := range []struct{ flag, path string }{{"--out", out}, {"--junit", junit}, {"--html", html}} {
-				if err := checkOutputPath(o.flag, o.path); err != nil {
+				if err := prepareOutputPath(o.flag, o.path); err != nil {
 					return err
 				}
 			}

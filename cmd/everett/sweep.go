@@ -100,14 +100,14 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	if f.workers < 0 || f.workers > explorer.MaxSweepWorkers {
 		return usageErr("--workers: %d (want 0 for all cores, or 1..%d)", f.workers, explorer.MaxSweepWorkers)
 	}
-	for _, o := range []struct{ flag, path string }{{"--json", f.json}, {"--junit", f.junit}, {"--html", f.html}} {
-		if err := checkOutputPath(o.flag, o.path); err != nil {
-			return err
-		}
-	}
 	spec, name, err := loadExploreSpec(args, f.elf, f.smp)
 	if err != nil {
 		return err
+	}
+	for _, o := range []struct{ flag, path string }{{"--json", f.json}, {"--junit", f.junit}, {"--html", f.html}} {
+		if err := prepareOutputPath(o.flag, o.path); err != nil {
+			return err
+		}
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
@@ -177,15 +177,16 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// checkOutputPath fails early (before hours of sweeping) when an output
-// file cannot be created because its directory does not exist.
-func checkOutputPath(flag, path string) error {
+// prepareOutputPath creates the folders an output file goes in, before
+// hours of sweeping rather than after: it fails early only when they cannot
+// be made (a file in the way, no permission).
+func prepareOutputPath(flag, path string) error {
 	if path == "" {
 		return nil
 	}
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usageErr("%s %s: directory %s does not exist", flag, path, dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("%s %s: cannot create its directory: %v", flag, path, err)
 	}
 	return nil
 }

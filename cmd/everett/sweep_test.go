@@ -152,7 +152,7 @@ func TestSweepAndReportRejectBadInput(t *testing.T) {
 		{"an empty range", []string{"sweep", "--elf", prog, "--seeds", "5..1"}, "the range is empty"},
 		{"a shard index from 1", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--shard", "4/4"}, "index 4 out of 0..3"},
 		{"both a spec and --elf", []string{"sweep", "spec.yaml", "--elf", prog, "--seeds", "1..4"}, "not both"},
-		{"an output in a missing directory", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--json", filepath.Join(d, "no", "x.json")}, "does not exist"},
+		{"an output under a file", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--json", filepath.Join(prog, "x.json")}, "cannot create its directory"},
 		{"a missing spec", []string{"sweep", filepath.Join(d, "none.yaml"), "--seeds", "1..4"}, "none.yaml"},
 		{"an unknown setup point", []string{"sweep", "--elf", prog, "--seeds", "1..4", "--setup", "later"}, "--setup: invalid universe spec: setup.at"},
 		{"an unknown setup point to explore", []string{"explore", "--elf", prog, "--setup", "later", "--out", d}, "--setup: invalid universe spec: setup.at"},
@@ -166,6 +166,58 @@ func TestSweepAndReportRejectBadInput(t *testing.T) {
 			code, _, errs := runCLI(t, tc.args...)
 			if code != exitUsage || !strings.Contains(errs, tc.want) {
 				t.Fatalf("exit code %d, stderr %q; want %d and %q", code, errs, exitUsage, tc.want)
+			}
+		})
+	}
+}
+
+func TestSweepCreatesTheFoldersOfItsOutputFiles(t *testing.T) {
+	prog := program(t, exitWith(1)...) // exits 0
+	d := t.TempDir()
+	sw := filepath.Join(d, "sw")
+	js, xml, html := filepath.Join(sw, "r.json"), filepath.Join(sw, "junit", "r.xml"), filepath.Join(sw, "html", "deep", "r.html")
+	code, out, errs := runCLI(t, "sweep", "--elf", prog, "--seeds", "1..3", "--out", sw, "--json", js, "--junit", xml, "--html", html)
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr %s\n%s", code, errs, out)
+	}
+	for _, p := range []string{js, xml, html} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	merged := filepath.Join(d, "merged", "m.json")
+	if code, out, errs := runCLI(t, "report", "merge", "--out", merged, "--html", filepath.Join(d, "mh", "m.html"), js); code != 0 {
+		t.Fatalf("merge: exit code %d; stderr %s\n%s", code, errs, out)
+	}
+	if _, err := os.Stat(merged); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestExploreSaysWhichBudgetEndedTheRun(t *testing.T) {
+	prog := program(t, exitWith(1)...)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  string
+		ended string
+	}{
+		{"a wall-time budget alone runs until it is spent", []string{"--time", "1s"}, "stopped by the wall-time budget (1s)", "wall"},
+		{"a universe budget", []string{"--universes", "8"}, "stopped by the universe budget (8 universes)", "universes"},
+		{"both: the first one spent", []string{"--universes", "8", "--time", "1h"}, "stopped by the universe budget (8 universes)", "universes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"explore", "--elf", prog, "--out", dir, "--workers", "2"}, tc.args...)
+			code, out, errs := runCLI(t, args...)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if code != 0 || lines[len(lines)-1] != tc.want {
+				t.Fatalf("exit code %d, last line %q, want %q; stderr %s", code, lines[len(lines)-1], tc.want, errs)
+			}
+			var sum Summary
+			b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err := json.Unmarshal(b, &sum); err != nil || sum.EndedBy != tc.ended {
+				t.Fatalf("summary ended_by %q (%v), want %q", sum.EndedBy, err, tc.ended)
 			}
 		})
 	}

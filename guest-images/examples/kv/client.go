@@ -43,6 +43,10 @@ type client struct {
 	buf      []byte
 	acked    map[string]string // the last acknowledged value of each key
 	failures int
+	// learn (kv.safe) starts from the values the store holds: an earlier
+	// incarnation of this node's client (before a crash) may have written
+	// them.
+	learn bool
 }
 
 func newClient(id uint32, conn *net.UDPConn, addrs []*net.UDPAddr, say func(string, ...any)) *client {
@@ -155,6 +159,17 @@ func (c *client) run(ops int, rng *rand.Rand) int {
 	}
 	c.say("client: cluster formed in view %d; running %d operations on %d keys", c.firstV, ops, numKeys)
 	everett.SetupComplete()
+	if c.learn {
+		for i := 0; i < numKeys; i++ {
+			r, err := c.call(message{Type: msgGet, Key: key(i)})
+			if err != nil {
+				return c.unavailable(0)
+			}
+			if r.Status == statusOK {
+				c.acked[key(i)] = r.Value
+			}
+		}
+	}
 
 	reads := 0
 	seenView := c.maxView

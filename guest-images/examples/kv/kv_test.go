@@ -20,7 +20,7 @@ func TestMessagesSurviveEncodeAndDecode(t *testing.T) {
 	for _, m := range []message{
 		{Type: msgPut, From: 1001, Seq: 7, Key: "k03", Value: "42"},
 		{Type: msgReply, From: 2, View: 5, Seq: 7, Status: statusNotPrimary, Primary: 1},
-		{Type: msgAppend, From: 0, View: 1, Index: 12, Entries: []entry{{"k01", "1", 1001, 3}, {"k02", "", 1001, 4}}},
+		{Type: msgAppend, From: 0, View: 1, Index: 12, Entries: []entry{{"k01", "1", 1001, 3, 0}, {"k02", "", 1001, 4, 7}}},
 		{Type: msgAppendAck, From: 2, View: 1, Index: 14},
 	} {
 		got, err := decode(m.encode())
@@ -48,7 +48,7 @@ func TestMalformedDatagramsAreRejected(t *testing.T) {
 }
 
 func TestALargestAppendFitsInADatagram(t *testing.T) {
-	e := entry{Key: strings.Repeat("k", maxKeyBytes), Value: strings.Repeat("v", maxValueBytes), Client: 1<<32 - 1, Seq: 1<<63 - 1}
+	e := entry{Key: strings.Repeat("k", maxKeyBytes), Value: strings.Repeat("v", maxValueBytes), Client: 1<<32 - 1, Seq: 1<<63 - 1, View: 1<<63 - 1}
 	m := message{Type: msgAppend, From: 8, View: 1<<63 - 1, Index: maxEntries, Entries: make([]entry, maxAppendEntries)}
 	for i := range m.Entries {
 		m.Entries[i] = e
@@ -67,6 +67,8 @@ func TestTheCommandLineConfiguresTheNode(t *testing.T) {
 		{"console=ttyS0 everett.node=2 everett.nodes=3", config{node: 2, nodes: 3, client: 1, ops: defaultOps}, false},
 		{"everett.node=0 everett.nodes=1 kv.ops=10", config{node: 0, nodes: 1, client: 0, ops: 10}, false},
 		{"everett.node=1 everett.client=2", config{node: 1, nodes: 3, client: 2, ops: defaultOps}, false},
+		{"everett.node=1 kv.safe=1", config{node: 1, nodes: 3, client: 1, ops: defaultOps, safe: 1}, false},
+		{"kv.safe=2", config{}, true},
 		{"everett.node=3 everett.nodes=3", config{}, true},
 		{"everett.nodes=x", config{}, true},
 	} {
@@ -85,7 +87,9 @@ type cluster struct {
 	wg      sync.WaitGroup
 }
 
-func startCluster(t *testing.T, n int) *cluster {
+func startCluster(t *testing.T, n int) *cluster { return startClusterWith(t, n, false) }
+
+func startClusterWith(t *testing.T, n int, safe bool) *cluster {
 	t.Helper()
 	c := &cluster{}
 	for i := 0; i < n; i++ {
@@ -99,6 +103,7 @@ func startCluster(t *testing.T, n int) *cluster {
 	for i, conn := range c.conns {
 		id := i
 		s := newServer(i, n, conn, c.addrs, func(f string, a ...any) { t.Logf("node %d: %s", id, fmt.Sprintf(f, a...)) })
+		s.safe = safe
 		c.servers = append(c.servers, s)
 		c.wg.Add(1)
 		go func() { defer c.wg.Done(); s.serve() }()
@@ -160,5 +165,33 @@ func TestTheBackupsTakeOverWhenThePrimaryStops(t *testing.T) {
 	defer c.servers[1].mu.Unlock()
 	if !c.servers[1].isPrimary() {
 		t.Errorf("node 1 is not the primary after the failover (view %d)", c.servers[1].view)
+	}
+}
+
+func TestTheFixedProtocolLosesNoWriteWhenThePrimaryStops(t *testing.T) {
+	c := startClusterWith(t, 3, true)
+	cl := newTestClient(t, c.addrs)
+	done := make(chan int)
+	go func() { done <- cl.run(150, rand.New(rand.NewPCG(3, 4))) }()
+	time.Sleep(400 * time.Millisecond)
+	c.conns[0].Close()
+	select {
+	case code := <-done:
+		if code != 0 || cl.failures != 0 {
+			t.Fatalf("exit code %d, %d lost writes seen", code, cl.failures)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the workload did not finish")
+	}
+	if cl.maxView < 2 {
+		t.Skipf("the client never saw a new view (max %d): the primary was stopped too late", cl.maxView)
+	}
+}
+
+func TestTheFixedProtocolPassesWithoutFaults(t *testing.T) {
+	c := startClusterWith(t, 3, true)
+	cl := newTestClient(t, c.addrs)
+	if code := cl.run(60, rand.New(rand.NewPCG(1, 2))); code != 0 || cl.failures != 0 {
+		t.Fatalf("exit code %d, %d lost writes seen", code, cl.failures)
 	}
 }

@@ -10,6 +10,8 @@
 //	everett.client=C  the node that also runs the client (default 1, or 0
 //	                  in a one-node cluster)
 //	kv.ops=K          operations of the workload (default 300)
+//	kv.safe=1         the fixed protocol (safe.go): acknowledge only what a
+//	                  majority holds; the default (0) is the buggy one
 //
 // Node N has the IPv4 address 10.0.0.(N+1)/24 on eth0; every node serves
 // UDP port 7000. The client's node ends the run when the workload is done:
@@ -33,6 +35,7 @@ import (
 // config is what the kernel command line says.
 type config struct {
 	node, nodes, client, ops int
+	safe                     int
 }
 
 func parseCmdline(cmdline string) (config, error) {
@@ -52,6 +55,8 @@ func parseCmdline(cmdline string) (config, error) {
 			dst = &c.client
 		case "kv.ops":
 			dst = &c.ops
+		case "kv.safe":
+			dst = &c.safe
 		default:
 			continue
 		}
@@ -73,6 +78,8 @@ func parseCmdline(cmdline string) (config, error) {
 		return c, fmt.Errorf("everett.client=%d: want 0..%d", c.client, c.nodes-1)
 	case c.ops < 0 || c.ops > 100000:
 		return c, fmt.Errorf("kv.ops=%d: want 0..100000", c.ops)
+	case c.safe != 0 && c.safe != 1:
+		return c, fmt.Errorf("kv.safe=%d: want 0 or 1", c.safe)
 	}
 	return c, nil
 }
@@ -125,6 +132,10 @@ func main() {
 		halt(nodeSay, "listen: %v", err)
 	}
 	srv := newServer(cfg.node, cfg.nodes, conn, addrs, nodeSay)
+	srv.safe = cfg.safe == 1
+	if srv.safe {
+		nodeSay("the fixed protocol (kv.safe=1)")
+	}
 	go srv.serve()
 
 	if cfg.node != cfg.client {
@@ -138,7 +149,16 @@ func main() {
 	// that every seed runs a different workload.
 	seed := everett.Random()
 	rng := rand.New(rand.NewPCG(seed, seed^0x6b76))
-	code := newClient(uint32(clientIDBase+cfg.node), cconn, addrs, nodeSay).run(cfg.ops, rng)
+	id := uint32(clientIDBase + cfg.node)
+	if srv.safe {
+		// A client id of its own per incarnation: a restarted node's
+		// client numbers its requests from 1 again, and the servers must
+		// not take them for retries of the earlier incarnation's.
+		id += uint32(1+rng.IntN(1<<20)) << 4
+	}
+	cl := newClient(id, cconn, addrs, nodeSay)
+	cl.learn = srv.safe
+	code := cl.run(cfg.ops, rng)
 	nodeSay("server: %v", srv)
 	finish(nodeSay, code)
 }

@@ -26,10 +26,11 @@ const (
 	msgStartView // the sender moved to a new view
 	msgAppend    // primary to backup: heartbeat and log entries
 	msgAppendAck // backup to primary: the length of its log
+	msgVote      // kv.safe: a node of a new view to its primary: how up to date its log is
 )
 
 func (t msgType) String() string {
-	names := [...]string{"?", "put", "get", "reply", "status", "status-reply", "hello", "view-info", "start-view", "append", "append-ack"}
+	names := [...]string{"?", "put", "get", "reply", "status", "status-reply", "hello", "view-info", "start-view", "append", "append-ack", "vote"}
 	if int(t) < len(names) {
 		return names[t]
 	}
@@ -58,6 +59,7 @@ type entry struct {
 	Key, Value string
 	Client     uint32 // the writing client and its request number, so that
 	Seq        uint64 // a retried request is applied once
+	View       uint64 // kv.safe: the view whose primary made the entry (0 otherwise)
 }
 
 // message is every message of the protocol; each type uses some fields.
@@ -65,10 +67,10 @@ type message struct {
 	Type    msgType
 	From    uint32 // sending node, or client id
 	View    uint64 // the sender's view (0: none yet)
-	Seq     uint64 // client request number, echoed in the reply
-	Index   uint64 // append: index of Entries[0]; ack and status: log length
+	Seq     uint64 // client request number, echoed in the reply; kv.safe, between nodes: the sender's commit index
+	Index   uint64 // append: index of Entries[0]; ack and status: log length; vote: log length
 	Status  uint8  // reply: statusOK...; status reply: backups in sync
-	Primary uint32 // reply with statusNotPrimary: the primary of View
+	Primary uint32 // reply with statusNotPrimary: the primary of View; vote: the view of the log's last entry
 	Key     string
 	Value   string
 	Entries []entry
@@ -90,6 +92,7 @@ func (m *message) encode() []byte {
 		b = appendString(b, e.Value)
 		b = binary.AppendUvarint(b, uint64(e.Client))
 		b = binary.AppendUvarint(b, e.Seq)
+		b = binary.AppendUvarint(b, e.View)
 	}
 	return b
 }
@@ -134,7 +137,7 @@ func decode(b []byte) (message, error) {
 		return message{}, errMalformed
 	}
 	m := message{Type: msgType(b[0])}
-	if m.Type < msgPut || m.Type > msgAppendAck {
+	if m.Type < msgPut || m.Type > msgVote {
 		return message{}, errMalformed
 	}
 	d := &decoder{b: b[1:]}
@@ -153,6 +156,7 @@ func decode(b []byte) (message, error) {
 		e.Value = d.string(maxValueBytes)
 		e.Client = uint32(d.uvarint(1<<32 - 1))
 		e.Seq = d.uvarint(1<<63 - 1)
+		e.View = d.uvarint(1<<63 - 1)
 		m.Entries = append(m.Entries, e)
 	}
 	if d.err == nil && len(d.b) != 0 {

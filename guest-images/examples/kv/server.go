@@ -49,6 +49,10 @@ type server struct {
 	lastHello time.Time
 
 	buf []byte
+
+	// kv.safe=1: acknowledge only what a majority has (safe.go).
+	safe bool
+	sf   safeState
 }
 
 func newServer(id, n int, conn *net.UDPConn, addrs []*net.UDPAddr, say func(string, ...any)) *server {
@@ -112,6 +116,9 @@ func (s *server) send(to *net.UDPAddr, m message) {
 	if m.View == 0 {
 		m.View = s.view
 	}
+	if s.safe && m.Type >= msgHello {
+		m.Seq = s.sf.commit
+	}
 	s.conn.WriteToUDP(m.encode(), to) // a lost datagram is the protocol's problem
 }
 
@@ -126,6 +133,10 @@ func (s *server) broadcast(m message) {
 // tick runs the timers: hellos before joining, heartbeats as primary,
 // failure detection as backup.
 func (s *server) tick(now time.Time) {
+	if s.safe {
+		s.tickSafe(now)
+		return
+	}
 	switch {
 	case s.view == 0:
 		if now.Sub(s.lastHello) >= heartbeatInterval {
@@ -161,6 +172,9 @@ func (s *server) maybeForm(now time.Time) {
 		return
 	}
 	s.say("%d of %d nodes are up: forming the cluster", up, s.n)
+	if s.safe {
+		s.sf.formed = true // a fresh cluster: view 1 needs no votes
+	}
 	s.enter(1, now)
 }
 
@@ -168,6 +182,10 @@ func (s *server) maybeForm(now time.Time) {
 func (s *server) enter(v uint64, now time.Time) {
 	s.view = v
 	s.heardAt = now
+	if s.safe {
+		s.enterSafe(v, now)
+		return
+	}
 	if !s.isPrimary() {
 		s.say("view %d: backup of node %d", v, s.primaryOf(v))
 		return
@@ -222,6 +240,10 @@ func (s *server) apply(e entry) {
 func (s *server) handle(m message, from *net.UDPAddr, now time.Time) {
 	switch m.Type {
 	case msgPut, msgGet:
+		if s.safe {
+			s.serveClientSafe(m, from)
+			return
+		}
 		s.send(from, s.serveClient(m))
 		return
 	case msgStatus:
@@ -234,7 +256,16 @@ func (s *server) handle(m message, from *net.UDPAddr, now time.Time) {
 		return
 	}
 	if m.View > s.view {
+		if s.safe && s.view == 0 && !s.sf.formed {
+			// Booting into a running cluster (perhaps after a crash,
+			// which lost our log): no vote until we have caught up.
+			s.sf.recovering = true
+		}
 		s.adopt(m.View, now)
+	}
+	if s.safe {
+		s.handleSafe(m, now)
+		return
 	}
 	switch m.Type {
 	case msgHello:
@@ -280,7 +311,7 @@ func (s *server) serveClient(m message) message {
 
 // inSync counts the backups that acknowledged the whole log recently.
 func (s *server) inSync(now time.Time) uint8 {
-	if !s.isPrimary() {
+	if !s.isPrimary() || (s.safe && !s.sf.active) {
 		return 0
 	}
 	n := uint8(0)

@@ -150,6 +150,7 @@ static u32 checksum(const struct request *r)
  * balance check and the debit must be atomic so that no account is
  * overdrawn, and taking a single lock means transfers in opposite
  * directions can never deadlock. */
+#ifndef RACE_FIXED
 static int transfer(u32 from, u32 to, long amount)
 {
 	struct account *src = &accounts[from], *dst = &accounts[to];
@@ -164,6 +165,27 @@ static int transfer(u32 from, u32 to, long amount)
 	spin_unlock(&src->lock);
 	return 1;
 }
+#else
+/* The fix (make race-fixed.elf): lock both accounts, always the one with
+ * the lower index first, so that opposite transfers cannot deadlock. */
+static int transfer(u32 from, u32 to, long amount)
+{
+	struct account *src = &accounts[from], *dst = &accounts[to];
+	struct account *first = from < to ? src : dst, *second = from < to ? dst : src;
+	int ok = 0;
+
+	spin_lock(&first->lock);
+	spin_lock(&second->lock);
+	if (src->balance >= amount) {
+		src->balance -= amount;
+		dst->balance += amount;
+		ok = 1;
+	}
+	spin_unlock(&second->lock);
+	spin_unlock(&first->lock);
+	return ok;
+}
+#endif
 
 /* settle validates and applies a batch of requests. */
 static void settle(struct request *batch, int n)
