@@ -22,18 +22,18 @@ import (
 // controlUniverses is the number of universes of every control run.
 const controlUniverses = 200
 
-// requireNoFailure explores s and fails t on any failure.
-func requireNoFailure(t *testing.T, s *Spec, seed uint64) *Result {
+// requireNoFailure explores n universes of s and fails t on any failure.
+func requireNoFailure(t *testing.T, s *Spec, seed uint64, n int) *Result {
 	t.Helper()
 	start := time.Now()
-	res, err := Explore(s, Options{Seed: seed, Universes: controlUniverses, Workers: 2})
+	res, err := Explore(s, Options{Seed: seed, Universes: n, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d universes from seed %d in %v (%d instructions, %d edges)",
 		res.Universes, seed, time.Since(start).Round(time.Millisecond), res.ICount, res.Coverage)
-	if res.Universes != controlUniverses {
-		t.Fatalf("%d universes explored, want %d", res.Universes, controlUniverses)
+	if res.Universes != n {
+		t.Fatalf("%d universes explored, want %d", res.Universes, n)
 	}
 	for _, r := range res.Failures {
 		t.Errorf("false alarm in universe %d: %s\n  plan %+v\n  decisions %v\n  console tail:\n%s",
@@ -72,7 +72,7 @@ func TestControlCorrectBareMetalProgramsPassEveryUniverse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			requireNoFailure(t, s, 1)
+			requireNoFailure(t, s, 1, controlUniverses)
 		})
 	}
 }
@@ -136,7 +136,7 @@ func TestControlOneNodeLinuxWithAGoInitThatPowersOffPassesEveryUniverse(t *testi
 		t.Skip("boots Linux in every universe")
 	}
 	s := oneNodeLinux(t, goInitramfs(t), "", "")
-	res := requireNoFailure(t, s, 1)
+	res := requireNoFailure(t, s, 1, controlUniverses)
 	always := false
 	for _, a := range res.Assertions {
 		always = always || (a.Message == "goinit: the workers' sums add up" && a.Hits > 0)
@@ -154,7 +154,7 @@ func TestControlOneNodeLinuxWithACInitPassesEveryUniverse(t *testing.T) {
 	// of its default SMP workload; it prints EVERETT-SMOKE-FAIL when a
 	// check fails.
 	s := oneNodeLinux(t, guestimg.Linux(t).Initrd, " everett.work=5000", `, console: ["EVERETT-SMOKE-FAIL"]`)
-	requireNoFailure(t, s, 1)
+	requireNoFailure(t, s, 1, controlUniverses)
 }
 
 func TestTheOneNodeLinuxOfIssue9WithCrashesDueAfterItsPowerOffIsNotAHang(t *testing.T) {
@@ -187,10 +187,20 @@ func TestControlTheKVClusterWithItsBugFixedPassesEveryUniverse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := requireNoFailure(t, s, 1)
+	// 200 universes of three Linux nodes take about 32 billion guest
+	// instructions (20 to 40 minutes on two cores): too much for every
+	// `make test`, which runs a smoke-sized control instead.
+	// EVERETT_CONTROL=full runs the whole one.
+	n := 8
+	if os.Getenv("EVERETT_CONTROL") == "full" {
+		n = controlUniverses
+	}
+	res := requireNoFailure(t, s, 1, n)
+	finished := false
 	for _, a := range res.Assertions {
-		if a.Message == "the workload finished" && !a.Reached {
-			t.Fatal("no universe finished the workload")
-		}
+		finished = finished || (a.Message == "the workload finished" && a.Reached)
+	}
+	if !finished {
+		t.Fatal("no universe finished the workload")
 	}
 }
