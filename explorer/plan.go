@@ -122,6 +122,12 @@ func drawPlan(s *Spec, root uint64) Plan {
 	// The schedule: a fixed schedule now and then (the baseline), random
 	// quanta with stalls, or PCT, with strengths from the seed.
 	qmaxes := []uint64{8, 64, 512, 4096, 20000}
+	if !s.bareMetal() {
+		// Quanta of a few instructions make a kernel ten to forty times
+		// slower; preemption at communication events reaches the short
+		// windows such quanta were for.
+		qmaxes[0] = 64
+	}
 	stalls := []uint64{0, 5, 20, 50}
 	depths := []int{1, 2, 3, 5, 10}
 	modes := []emu.SchedMode{emu.SchedRandom, emu.SchedRandom, emu.SchedPCT, emu.SchedPCT, emu.SchedFixed}
