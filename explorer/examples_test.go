@@ -85,9 +85,8 @@ func TestTheKVExampleLosesAnAcknowledgedWriteAndReplays(t *testing.T) {
 		t.Fatalf("replay: %v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, lost.Signature, lost.ICount, lost.StateHash)
 	}
 	// Shrinking keeps the failure with fewer (or as many) decisions, and
-	// the shrunk report replays. (The failure seed 1 finds from the boot
-	// snapshot needs all of its 15 decisions within 24 replays; the one it
-	// found when every universe booted went from 11 to 4.)
+	// the shrunk report replays (README: the lost write of universe 3
+	// goes from 11 decisions to 6).
 	sh, err := Shrink(lost, 6)
 	if err != nil {
 		t.Fatal(err)
