@@ -223,3 +223,26 @@ func TestAWallTimeBudgetAloneRunsUntilTheTimeIsSpent(t *testing.T) {
 		t.Fatalf("ended by %q (%s) after %d universes (%v), want the budget of 16", res.Ended, res.Limit, res.Universes, err)
 	}
 }
+
+func TestAForkInTheLivenessPhaseDoesNotStartItAgain(t *testing.T) {
+	u := calmUniverse(t, 3, 0)
+	u.spec.Oracles.Liveness = Duration(time.Second)
+	u.t = 2_000_000_000
+	u.faults = []faultEvent{{At: 2_000_000_000, Kind: "liveness", Seq: 1}}
+	u.applyFaults(2_000_000_001)
+	if u.liveStart != 2_000_000_000 {
+		t.Fatalf("liveness started at %d", u.liveStart)
+	}
+	// A fork reseeds and draws the rest of a chaos phase, liveness event
+	// included; the phase that began stays the one that began.
+	u.t, u.progressAt = 4_000_000_000, 2_000_000_000
+	u.faults = []faultEvent{{At: 4_000_000_000, Kind: "liveness", Seq: 2}}
+	u.applyFaults(4_000_000_001)
+	if u.liveStart != 2_000_000_000 || u.progressAt != 2_000_000_000 {
+		t.Fatalf("a second liveness event moved the phase to %d (progress at %d)", u.liveStart, u.progressAt)
+	}
+	u.checkHang()
+	if u.failure == nil || u.failure.Kind != "liveness" {
+		t.Fatalf("no progress 2 s into a 1 s liveness budget: %v", u.failure)
+	}
+}

@@ -145,7 +145,9 @@ func (u *Universe) applyFaults(end uint64) {
 				u.restart(f.Node)
 			}
 		case "liveness":
-			u.startLiveness()
+			if u.liveStart == 0 { // a fork in the liveness phase draws one again
+				u.startLiveness()
+			}
 		}
 	}
 }
