@@ -23,6 +23,22 @@ func buildExample(t *testing.T, name string) string {
 	return filepath.Join(root, "build/examples", name+".elf")
 }
 
+// linuxExample builds the images of the Go example name (its build.sh)
+// and loads its spec file.
+func linuxExample(t *testing.T, name, spec string) *Spec {
+	t.Helper()
+	root := repoRoot(t)
+	out, err := exec.Command("sh", filepath.Join(root, "guest-images/examples", name, "build.sh")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the %s example: %v\n%s", name, err, out)
+	}
+	s, err := LoadSpec(filepath.Join(root, "guest-images/examples", name, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // firstFailure explores until the first batch with a failure and returns
 // the universe that found it (-1: none in n universes).
 func firstFailure(t *testing.T, s *Spec, seed uint64, n int) (int, *Result) {
@@ -86,15 +102,7 @@ func TestTheSeqlockReaderRaceOnLinuxIsFoundFromAnOrdinaryRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots Linux")
 	}
-	root := repoRoot(t)
-	out, err := exec.Command("sh", filepath.Join(root, "guest-images/examples/seqlock/build.sh")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the seqlock example: %v\n%s", err, out)
-	}
-	s, err := LoadSpec(filepath.Join(root, "guest-images/examples/seqlock/spec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := linuxExample(t, "seqlock", "spec.yaml")
 	// README: found within 40 universes from seed 1 (universe 3).
 	u, res := firstFailure(t, s, 1, 40)
 	if u < 0 {

@@ -179,14 +179,7 @@ func TestControlTheKVClusterWithItsBugFixedPassesEveryUniverse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots three Linux nodes per universe")
 	}
-	root := repoRoot(t)
-	if out, err := exec.Command("sh", filepath.Join(root, "guest-images/examples/kv/build.sh")).CombinedOutput(); err != nil {
-		t.Fatalf("building the kv example: %v\n%s", err, out)
-	}
-	s, err := LoadSpec(filepath.Join(root, "guest-images/examples/kv/spec-safe.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := linuxExample(t, "kv", "spec-safe.yaml")
 	// 200 universes of three Linux nodes take about 32 billion guest
 	// instructions (20 to 40 minutes on two cores): too much for every
 	// `make test`, which runs a smoke-sized control instead.

@@ -53,15 +53,7 @@ func TestTheKVExampleLosesAnAcknowledgedWriteAndReplays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots three Linux nodes per universe")
 	}
-	root := repoRoot(t)
-	out, err := exec.Command("sh", filepath.Join(root, "guest-images/examples/kv/build.sh")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the kv example: %v\n%s", err, out)
-	}
-	s, err := LoadSpec(filepath.Join(root, "guest-images/examples/kv/spec.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := linuxExample(t, "kv", "spec.yaml")
 	// README: found within 8 universes from root seed 1 (universe 0, from
 	// the boot snapshot).
 	res, err := Explore(s, Options{Seed: 1, Universes: 8, Workers: 2})

@@ -87,10 +87,10 @@ func Fork(c ForkConfig) ([]Outcome, error) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		// determinism: ok — each universe is built, run and released by one
-		// worker goroutine and shares only the immutable snapshot; outcomes
-		// are stored by seed index, so the result does not depend on workers.
-		go func() {
+		// Each universe is built, run and released by one worker goroutine
+		// and shares only the immutable snapshot; outcomes are stored by
+		// seed index, so the result does not depend on workers.
+		go func() { // determinism: ok — one goroutine per universe, results by seed index
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
