@@ -158,6 +158,10 @@ type Machine struct {
 	exitCode int
 
 	scratch block // for instructions that straddle a page
+
+	// Engine (engine.go): a host setting, never saved or hashed.
+	engine   Engine
+	jitStats JITStats
 }
 
 // New builds a machine. Devices are added with Map before Run.
@@ -177,7 +181,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed)}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))

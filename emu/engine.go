@@ -1,0 +1,98 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// Engine selects how a machine executes guest code. Both engines give the
+// same results, state hash for state hash: the interpreter is the
+// reference, and the JIT (jit_amd64.go) translates hot decoded blocks to
+// host code, falling back to the interpreter for everything it does not
+// translate (see RATIONALE.md, "Why a JIT that leaves to the interpreter?").
+type Engine uint8
+
+// Engines.
+const (
+	EngineInterp Engine = iota // the interpreter (exec.go)
+	EngineJIT                  // amd64 translation of hot blocks (linux/amd64 only)
+)
+
+// ErrEngine is returned for an engine this host cannot run.
+var ErrEngine = errors.New("engine not available")
+
+// DefaultEngine is the engine machines use unless told otherwise: the JIT
+// where the host supports it, the interpreter elsewhere.
+var DefaultEngine = func() Engine {
+	if JITSupported() {
+		return EngineJIT
+	}
+	return EngineInterp
+}()
+
+// JITSupported reports whether this host can run the JIT.
+func JITSupported() bool { return jitSupported && runtime.GOARCH == "amd64" }
+
+func (e Engine) String() string {
+	switch e {
+	case EngineInterp:
+		return "interp"
+	case EngineJIT:
+		return "jit"
+	}
+	return fmt.Sprintf("engine(%d)", uint8(e))
+}
+
+// ParseEngine parses an engine name: "interp" or "jit".
+func ParseEngine(s string) (Engine, error) {
+	switch s {
+	case "interp":
+		return EngineInterp, nil
+	case "jit":
+		if !JITSupported() {
+			return 0, fmt.Errorf("%w: jit needs a linux/amd64 host (this is %s/%s); use --engine interp", ErrEngine, runtime.GOOS, runtime.GOARCH)
+		}
+		return EngineJIT, nil
+	}
+	return 0, fmt.Errorf("%w: unknown engine %q (want interp or jit)", ErrEngine, s)
+}
+
+// SetEngine selects the machine's engine. The engine is a property of the
+// host run, not of the guest: it is neither saved in snapshots nor hashed,
+// and changing it never changes results.
+func (m *Machine) SetEngine(e Engine) error {
+	switch e {
+	case EngineInterp:
+	case EngineJIT:
+		if !JITSupported() {
+			return fmt.Errorf("%w: jit on %s/%s", ErrEngine, runtime.GOOS, runtime.GOARCH)
+		}
+	default:
+		return fmt.Errorf("%w: %v", ErrEngine, e)
+	}
+	m.engine = e
+	return nil
+}
+
+// Engine returns the machine's engine.
+func (m *Machine) Engine() Engine { return m.engine }
+
+// JITStats describes what the JIT did for one machine.
+type JITStats struct {
+	Blocks     uint64 // blocks this machine ran as host code (translated or found in the shared cache)
+	GuestBytes uint64 // guest code bytes those blocks cover
+	Entries    uint64 // entries from the Go run loop into host code
+	Insns      uint64 // instruction slots executed in host code
+}
+
+// JITStats returns the machine's JIT statistics (zero under the interpreter).
+func (m *Machine) JITStats() JITStats { return m.jitStats }
+
+// JITCacheStats describes the process-wide translation cache that all
+// machines (all forks) share.
+type JITCacheStats struct {
+	Translations uint64 // distinct blocks translated
+	HostBytes    uint64 // bytes of host code
+	Limit        uint64 // the cache's bound in bytes; at the bound, no more is translated
+}
