@@ -1,18 +1,91 @@
 package emu
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Divergence describes the first checkpoint at which two runs that should be
-// identical differ.
+// identical differ and, when the harness could narrow it (CompareEngines
+// does), the first instruction slot after which they differ.
 type Divergence struct {
 	ICount     uint64   // instruction count of the first differing checkpoint
-	Components []string // the parts of the state that differ there
+	Components []string // the parts of the state that differ there (after First when Narrowed)
 	LastEqual  uint64   // the last checkpoint at which they agreed
+
+	// Sides names run A and run B ("interp" and "jit"; empty: "a" and "b").
+	Sides [2]string
+
+	// Narrowed says the fields below are set: the two runs, rebuilt and
+	// re-run, were equal after First-1 instruction slots and differ after
+	// First.
+	Narrowed bool
+	First    uint64 // the first instruction count at which the states differ
+	// Hart is the hart that used slot First (-1: no hart did, e.g. the
+	// runs stopped differently); PC, Insn and Trapped describe that slot
+	// as the reference (run A) executed it: the instruction's address (the
+	// same on both sides, since they were equal before it), its raw bits,
+	// and whether it trapped.
+	Hart    int
+	PC      uint64
+	Insn    uint32
+	Trapped bool
+	PCAfter [2]uint64 // that hart's pc after the slot in run A and run B
+	// Stops are the stop reasons of the two runs' last step, when the
+	// difference is where or why they stopped (otherwise zero).
+	Stops [2]StopReason
+	Diffs []StateDiff // what differs after slot First: registers, CSRs, RAM words (bounded)
+
+	// Note says why narrowing stopped short, when it did (the checkpoint
+	// fields still hold).
+	Note string
+}
+
+// StateDiff is one piece of state that differs between two runs: a
+// register ("x10", "f3", "pc"; "hart1.x10" on SMP machines), a CSR
+// ("mstatus"), a counter ("retired"), a RAM word ("ram[0x80001000]") or the
+// instruction count ("icount"), with its value in run A and in run B.
+type StateDiff struct {
+	Name string
+	A, B uint64
 }
 
 func (d *Divergence) Error() string {
-	return fmt.Sprintf("runs diverge by instruction %d (equal at %d): %v differ", d.ICount, d.LastEqual, d.Components)
+	if !d.Narrowed {
+		s := fmt.Sprintf("runs diverge by instruction %d (equal at %d): %v differ", d.ICount, d.LastEqual, d.Components)
+		if d.Note != "" {
+			s += " (" + d.Note + ")"
+		}
+		return s
+	}
+	sa, sb := d.Sides[0], d.Sides[1]
+	if sa == "" {
+		sa, sb = "a", "b"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s and %s diverge at instruction %d (checkpoints: equal at %d, differ at %d)", sa, sb, d.First, d.LastEqual, d.ICount)
+	if d.Hart >= 0 {
+		fmt.Fprintf(&b, "\n  hart %d pc %#x: %08x %s", d.Hart, d.PC, d.Insn, insnText(d.Insn, d.PC))
+		if d.Trapped {
+			b.WriteString(" (trapped)")
+		}
+		fmt.Fprintf(&b, "\n  pc after: %s %#x, %s %#x", sa, d.PCAfter[0], sb, d.PCAfter[1])
+	}
+	if d.Stops != [2]StopReason{} {
+		fmt.Fprintf(&b, "\n  stopped: %s %v, %s %v", sa, d.Stops[0], sb, d.Stops[1])
+	}
+	w := len(sa)
+	for _, x := range d.Diffs {
+		fmt.Fprintf(&b, "\n  %-12s %s %#016x  %-*s %#016x", x.Name, sa, x.A, w, sb, x.B)
+	}
+	if len(d.Components) > 0 {
+		fmt.Fprintf(&b, "\n  components differing: %s", strings.Join(d.Components, ", "))
+	}
+	return b.String()
 }
+
+// defaultEvery is the checkpoint interval when none is given.
+const defaultEvery = 1_000_000
 
 // CompareRuns runs a and b (two machines built from the same inputs) side by
 // side, comparing their state hashes every `every` instructions until both
@@ -20,8 +93,15 @@ func (d *Divergence) Error() string {
 // the first divergence. Use it to find determinism leaks: any difference is
 // a bug in everett.
 func CompareRuns(a, b *Machine, every, limit uint64) (StopReason, *Divergence) {
+	r, d, _ := compareRuns(a, b, every, limit, nil)
+	return r, d
+}
+
+// compareRuns is CompareRuns; it also returns the Run limit of the
+// differing checkpoint, and calls after (when set) on b after every Run.
+func compareRuns(a, b *Machine, every, limit uint64, after func(*Machine)) (StopReason, *Divergence, uint64) {
 	if every == 0 {
-		every = 1_000_000
+		every = defaultEvery
 	}
 	var last uint64
 	for at := every; ; at += every {
@@ -29,22 +109,19 @@ func CompareRuns(a, b *Machine, every, limit uint64) (StopReason, *Divergence) {
 			at = limit
 		}
 		ra, rb := a.Run(at), b.Run(at)
-		ha, hb := a.StateHashes(), b.StateHashes()
-		var diff []string
-		for i := range ha {
-			if i >= len(hb) || ha[i] != hb[i] {
-				diff = append(diff, ha[i].Name)
-			}
+		if after != nil {
+			after(b)
 		}
+		diff := diffHashes(a.StateHashes(), b.StateHashes())
 		if ra != rb || a.ICount() != b.ICount() {
 			diff = append(diff, fmt.Sprintf("stop (%v at %d vs %v at %d)", ra, a.ICount(), rb, b.ICount()))
 		}
 		if len(diff) > 0 {
-			return ra, &Divergence{ICount: a.ICount(), Components: diff, LastEqual: last}
+			return ra, &Divergence{ICount: a.ICount(), Components: diff, LastEqual: last}, at
 		}
 		last = a.ICount()
 		if ra != StopLimit || (limit != 0 && at >= limit) {
-			return ra, nil
+			return ra, nil, at
 		}
 	}
 }
