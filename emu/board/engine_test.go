@@ -1,0 +1,201 @@
+package board_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"everett/devices/sdk"
+	"everett/emu"
+	"everett/emu/board"
+	"everett/internal/guestbuild"
+)
+
+// The lockstep tests (design §4, issue 10): the JIT and the interpreter run
+// every program side by side through emu.CompareEngines; their state hashes
+// must agree at every checkpoint and their console output byte for byte.
+// A divergence names the first instruction after which the two differ.
+
+// lockstep is one engine comparison: build makes a machine that writes its
+// console to out. It returns the interpreter's console output, the stop
+// reason and the exit code.
+func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (*emu.Machine, error)) (string, emu.StopReason, int) {
+	t.Helper()
+	if !emu.JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	var outs []*bytes.Buffer
+	var ms []*emu.Machine
+	reason, div, err := emu.CompareEngines(func() (*emu.Machine, error) {
+		out := new(bytes.Buffer)
+		m, err := build(out)
+		outs, ms = append(outs, out), append(ms, m)
+		return m, err
+	}, every, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if div != nil {
+		t.Fatalf("%v\ninterp console:\n%s", div, tail(outs[0].String()))
+	}
+	if len(outs) != 2 {
+		t.Fatalf("build was called %d times without a divergence, want 2", len(outs))
+	}
+	// CompareEngines builds the interpreter's machine first.
+	if ms[0].Engine() != emu.EngineInterp || ms[1].Engine() != emu.EngineJIT {
+		t.Fatalf("engines %v and %v, want interp and jit", ms[0].Engine(), ms[1].Engine())
+	}
+	if a, b := outs[0].Bytes(), outs[1].Bytes(); !bytes.Equal(a, b) {
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		t.Fatalf("console output differs from byte %d (interp %d bytes, jit %d):\ninterp: %q\njit:    %q",
+			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
+	}
+	return outs[0].String(), reason, ms[0].ExitCode()
+}
+
+func bareMetal(prog *emu.ELF, harts int, ram uint64) func(out *bytes.Buffer) (*emu.Machine, error) {
+	return func(out *bytes.Buffer) (*emu.Machine, error) {
+		return board.NewBareMetal(board.BareMetal{Harts: harts, RAMBytes: ram, Console: out}, prog)
+	}
+}
+
+func parseELF(t *testing.T, path string) *emu.ELF {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := emu.ParseELF(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return prog
+}
+
+func TestTheJITAndTheInterpreterAgreeOnEveryTestProgram(t *testing.T) {
+	for _, p := range programs {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			prog := loadProgram(t, p.name)
+			out, reason, code := lockstep(t, 100_000, maxInsns, bareMetal(prog, p.harts, 256<<20))
+			if reason != emu.StopPowerOff || code != 0 {
+				t.Fatalf("stopped with %v (exit code %d):\n%s", reason, code, tail(out))
+			}
+		})
+	}
+}
+
+// explorerPrograms are the bare-metal programs of explorer/testdata (races,
+// assertions, faults, floods of SDK calls) on two harts; they stop in
+// different ways, and the engines must agree on how.
+// (segv and goinit are Linux programs.) SDK messages go to the console.
+var explorerPrograms = []string{"atomic", "deadlock", "fault", "flood", "racy", "setup", "sweep"}
+
+func TestTheJITAndTheInterpreterAgreeOnTheExplorersPrograms(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "explorer", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range explorerPrograms {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := guestbuild.BuildSpec(t, guestbuild.Spec{
+				Name:         "explorer-" + name,
+				Dirs:         []string{filepath.Join(dir, "crt"), filepath.Join(dir, name)},
+				LinkerScript: filepath.Join(dir, "crt", "link.ld"),
+			})
+			prog := parseELF(t, path)
+			out, reason, code := lockstep(t, 50_000, 20_000_000, func(out *bytes.Buffer) (*emu.Machine, error) {
+				sink := &sdk.LogSink{W: out}
+				m, err := board.NewBareMetal(board.BareMetal{Harts: 2, RAMBytes: 64 << 20, Console: out, SDK: sink}, prog)
+				if err == nil {
+					sink.Rand, sink.Power = m.PRNG, m
+				}
+				return m, err
+			})
+			t.Logf("%v, exit code %d, %d bytes of console", reason, code, len(out))
+		})
+	}
+}
+
+func TestTheJITAndTheInterpreterAgreeOnTheBareMetalExamples(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range []struct {
+		name  string
+		harts int
+	}{{"race", 2}, {"ttas", 3}} {
+		t.Run(ex.name, func(t *testing.T) {
+			out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples", ex.name)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("building the %s example: %v\n%s", ex.name, err, out)
+			}
+			prog := parseELF(t, filepath.Join(root, "build/examples", ex.name+".elf"))
+			console, reason, code := lockstep(t, 50_000, 50_000_000, bareMetal(prog, ex.harts, 64<<20))
+			t.Logf("%v, exit code %d, %d bytes of console", reason, code, len(console))
+		})
+	}
+}
+
+func TestTheJITAndTheInterpreterAgreeOnRandomUserSequences(t *testing.T) {
+	// The generator of the user-mode differential fuzz test (userfuzz_test.go),
+	// run on its bare-metal harness; the console is the register and
+	// scratch-memory dump.
+	h := loadHarness(t, false)
+	n := 100
+	if *fuzzLong {
+		n = 2000
+	}
+	for i := range n {
+		seed := *fuzzSeed0 + uint64(i)
+		c := generate(seed, 200)
+		prog, err := emu.ParseELF(h.patch(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			out, reason, code := lockstep(t, 500, 10_000_000, bareMetal(prog, 1, 16<<20))
+			if reason != emu.StopPowerOff || code != 0 || len(out) == 0 {
+				t.Fatalf("stopped with %v (exit code %d, %d bytes of dump)\n%s", reason, code, len(out), c.listing(h.codeAddr))
+			}
+		})
+	}
+}
+
+// lockstepLinuxEvery is the checkpoint interval of the Linux boots: coarse,
+// since a checkpoint hashes all of RAM; a divergence is narrowed to the
+// instruction anyway.
+const lockstepLinuxEvery = 20_000_000
+
+func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots Linux twice per hart count")
+	}
+	img := loadLinux(t)
+	for _, harts := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("with %d harts", harts), func(t *testing.T) {
+			out, reason, code := lockstep(t, lockstepLinuxEvery, linuxBudget, func(out *bytes.Buffer) (*emu.Machine, error) {
+				vm, err := board.NewVirt(board.Virt{
+					Harts: harts, RAMBytes: linuxRAMSize, Seed: 1,
+					BIOS: img.bios, Kernel: img.kernel, Initrd: img.initrd, Disk: img.disk,
+					Append: linuxAppend, Console: out,
+				})
+				if err != nil {
+					return nil, err
+				}
+				return vm.Machine, nil
+			})
+			if reason != emu.StopPowerOff || code != 0 || !bytes.Contains([]byte(out), []byte(smokeOK)) {
+				t.Fatalf("stopped with %v (exit code %d):\n%s", reason, code, tail(out))
+			}
+		})
+	}
+}
