@@ -10,42 +10,9 @@ import (
 // reach (it may write any CSR, satp, mtvec, …), run for a while. The host
 // must never panic or hang, whatever the bits; guest faults are traps.
 func runRandomCode(t testing.TB, seed uint64, words int, steps uint64) {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	m, err := New(Config{RAMBytes: 1 << 20, Harts: 2, Quantum: 97})
+	m, err := newRandomCode(seed, words)
 	if err != nil {
 		t.Fatal(err)
-	}
-	code := make([]byte, 4*words)
-	for i := 0; i < words; i++ {
-		w := r.Uint32()
-		switch r.IntN(4) {
-		case 0: // mostly valid-looking 32-bit encodings
-			w |= 3
-		case 1: // system and CSR instructions, to reach S/U and the MMU
-			w = w&^0x7f | 0x73
-		}
-		binary.LittleEndian.PutUint32(code[4*i:], w)
-	}
-	if err := m.WritePhys(DefaultRAMBase, code); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range m.Harts() {
-		h.SetPC(DefaultRAMBase + uint64(r.IntN(words))*4)
-		for i := 1; i < 32; i++ {
-			v := r.Uint64()
-			if r.IntN(2) == 0 {
-				v = DefaultRAMBase + v%(1<<20) // point into RAM
-			}
-			h.SetX(i, v)
-		}
-		h.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
-	}
-	if seed%2 == 1 {
-		// Preemption at communication events, as the explorer runs it.
-		if err := m.SetSchedule(SchedConfig{Mode: SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: seed,
-			Comm: true, Preemptions: 50, PreemptOdds: 1, YieldMin: 10, YieldMax: 500}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	m.Run(steps)
 	if m.ICount() > steps {
@@ -80,4 +47,48 @@ func FuzzRandomCode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		runRandomCode(t, seed, 512, 5_000)
 	})
+}
+
+// newRandomCode builds the machine of runRandomCode: two harts with random
+// instruction words in RAM, random registers and trap vectors, and (odd
+// seeds) preemption at communication events.
+func newRandomCode(seed uint64, words int) (*Machine, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	m, err := New(Config{RAMBytes: 1 << 20, Harts: 2, Quantum: 97})
+	if err != nil {
+		return nil, err
+	}
+	code := make([]byte, 4*words)
+	for i := 0; i < words; i++ {
+		w := r.Uint32()
+		switch r.IntN(4) {
+		case 0: // mostly valid-looking 32-bit encodings
+			w |= 3
+		case 1: // system and CSR instructions, to reach S/U and the MMU
+			w = w&^0x7f | 0x73
+		}
+		binary.LittleEndian.PutUint32(code[4*i:], w)
+	}
+	if err := m.WritePhys(DefaultRAMBase, code); err != nil {
+		return nil, err
+	}
+	for _, h := range m.Harts() {
+		h.SetPC(DefaultRAMBase + uint64(r.IntN(words))*4)
+		for i := 1; i < 32; i++ {
+			v := r.Uint64()
+			if r.IntN(2) == 0 {
+				v = DefaultRAMBase + v%(1<<20) // point into RAM
+			}
+			h.SetX(i, v)
+		}
+		h.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
+	}
+	if seed%2 == 1 {
+		// Preemption at communication events, as the explorer runs it.
+		if err := m.SetSchedule(SchedConfig{Mode: SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: seed,
+			Comm: true, Preemptions: 50, PreemptOdds: 1, YieldMin: 10, YieldMax: 500}); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }

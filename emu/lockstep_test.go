@@ -193,3 +193,22 @@ func TestCompareRunsStillReportsCheckpointsOnly(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+func TestTheEnginesAgreeOnRandomCodeInEveryPrivilegeMode(t *testing.T) {
+	// The hostile generator (hostile_test.go): random words, random CSR
+	// writes, S/U-mode and the MMU, preemption at communication events on
+	// odd seeds.
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
+	for seed := uint64(0); seed < uint64(n); seed++ {
+		build := func() (*Machine, error) { return newRandomCode(seed, 1024) }
+		if _, d, err := CompareEngines(build, 997, 20_000); err != nil || d != nil {
+			t.Fatalf("seed %d: %v %v", seed, err, d)
+		}
+	}
+}
