@@ -438,7 +438,13 @@ func (g *gen) branch() genInsn {
 
 // generate makes the case of seed with n instructions.
 func generate(seed uint64, n int) *fuzzCase {
-	r := rand.New(rand.NewPCG(seed, 0x65766572657474))
+	return generateFrom(rand.New(rand.NewPCG(seed, 0x65766572657474)), seed, n, nil)
+}
+
+// generateFrom makes a case with n instructions from r's draws. extra,
+// when set, is asked first for every instruction and may return some of
+// its own (nil: one of the generator's).
+func generateFrom(r *rand.Rand, seed uint64, n int, extra func(g *gen) []genInsn) *fuzzCase {
 	g := &gen{r: r}
 	c := &fuzzCase{seed: seed}
 	for i := 1; i < 32; i++ {
@@ -452,7 +458,14 @@ func generate(seed uint64, n int) *fuzzCase {
 		c.scratch[i] = byte(r.Uint32())
 	}
 	for len(c.insns) < n {
-		for _, in := range g.one() {
+		var more []genInsn
+		if extra != nil {
+			more = extra(g)
+		}
+		if more == nil {
+			more = g.one()
+		}
+		for _, in := range more {
 			if in.kind != fixNone {
 				in.target = len(c.insns) + 1 + g.n(4)
 			} else {
