@@ -92,10 +92,16 @@ func runPair(a, b *Machine, at uint64, corrupt func(*Machine)) (ra, rb StopReaso
 	if ra != rb || a.icount != b.icount {
 		return ra, rb, true
 	}
+	return ra, rb, statesDiffer(a, b)
+}
+
+// statesDiffer reports whether a and b's states differ, comparing the cheap
+// parts first.
+func statesDiffer(a, b *Machine) bool {
 	if len(diffHarts(a, b, 1)) > 0 {
-		return ra, rb, true // cheap: no hashing needed
+		return true // no hashing needed
 	}
-	return ra, rb, len(diffHashes(a.StateHashes(), b.StateHashes())) > 0
+	return len(diffHashes(a.StateHashes(), b.StateHashes())) > 0
 }
 
 // narrow finds the first instruction count in (lo, hi] after which freshly
@@ -119,6 +125,10 @@ func narrow(build func() (*Machine, error), every, lo, hi uint64, d *Divergence)
 				d.Note = fmt.Sprintf("rebuilt machines already differ at %d, before the last equal count %d: build is not deterministic", at, lo)
 				return nil
 			}
+		}
+		if lo == 0 && statesDiffer(a, b) {
+			d.Note = "the two machines differ before the first instruction: build does not build the same machine twice"
+			return nil
 		}
 		if lo > 0 {
 			ra, _, differ := runPair(a, b, lo, corrupt)

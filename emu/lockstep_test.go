@@ -212,3 +212,27 @@ func TestTheEnginesAgreeOnRandomCodeInEveryPrivilegeMode(t *testing.T) {
 		}
 	}
 }
+
+func TestTheHarnessSaysWhenBuildIsNotDeterministic(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	build := lockstepBuild(t, 1)
+	n := 0
+	_, d, err := CompareEngines(func() (*Machine, error) {
+		m, err := build()
+		if n++; n%2 == 0 && err == nil {
+			m.harts[0].x[20] = 1 // the JIT's machine starts differently
+		}
+		return m, err
+	}, 1000, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == nil || d.Narrowed || !strings.Contains(d.Note, "before the first instruction") {
+		t.Fatalf("divergence %+v, want a note that the machines differ from the start", d)
+	}
+	if !strings.Contains(d.Error(), "runs diverge by instruction 1000 (equal at 0)") {
+		t.Errorf("message %q", d.Error())
+	}
+}
