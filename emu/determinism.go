@@ -50,6 +50,8 @@ type StateDiff struct {
 	A, B uint64
 }
 
+// Error describes the divergence: the checkpoints and, when narrowed, the
+// first differing instruction and what differs after it, one item a line.
 func (d *Divergence) Error() string {
 	if !d.Narrowed {
 		s := fmt.Sprintf("runs diverge by instruction %d (equal at %d): %v differ", d.ICount, d.LastEqual, d.Components)
