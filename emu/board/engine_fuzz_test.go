@@ -27,7 +27,10 @@ import (
 // re-arms itself, so interrupts land inside blocks; one or two harts run
 // the same code on the same scratch buffer.
 //
-//	go test -fuzz FuzzEngines ./emu/board/
+//	go test -fuzz FuzzEngines -fuzzminimizetime 1x ./emu/board/
+//
+// (almost every input reaches new emulator code, and minimizing each one
+// for the default minute would leave no time to fuzz).
 func FuzzEngines(f *testing.F) {
 	for seed := uint64(1); seed <= 8; seed++ {
 		f.Add(seedBytes(seed, 64+int(seed)*96))
