@@ -212,6 +212,7 @@ type Hart struct {
 	stlb  *[tlbSize]tlbEntry
 	epoch uint64 // bumped when translations change; part of jcEntry.ctx
 	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
+	j     jitState
 }
 
 // hartCaches are a hart's TLBs and jump cache.

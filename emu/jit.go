@@ -1,0 +1,94 @@
+package emu
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// The parts of the JIT every host shares: the per-hart exchange area with
+// translated code, and the hotness bookkeeping of decoded blocks. The
+// translator itself is jit_amd64.go (emitter jit_asm_amd64.go, lowering
+// jit_lower_amd64.go, entry jit_amd64.s).
+//
+// Translated code runs whole decoded blocks and chains from one to the next
+// through the hart's jump cache, never calling back into Go. Whatever it
+// does not do itself it leaves to the interpreter, at one of two exits:
+// at a block boundary (the next block is not translated or not in the jump
+// cache, the budget does not cover it, or its coverage slot reaches a new
+// bucket) or in the middle of a block, before op k (a TLB miss, MMIO, an
+// ownership change, a CSR, an AMO, FP, a system instruction): the
+// interpreter then runs the rest of that block from op k, exactly as if it
+// had run it all. Translated code reads and writes nothing but integer
+// registers, the coverage map and RAM pages its soft TLBs already grant, so
+// at every exit the hart's state is the interpreter's.
+
+// Exit reasons, in jitState.reason.
+const (
+	jitExitBoundary = 1 // stopped before the block at pc
+	jitExitMid      = 2 // stopped before op k of the block at pc
+)
+
+// jitHot is how many times the interpreter runs a block before it is
+// translated: cold code (boot-time setup) is never worth translating.
+const jitHot = 16
+
+// jitSealEvery is how many more runs of a block waiting for its
+// translation force the shared code chunk to be sealed (made executable).
+const jitSealEvery = 64
+
+// jitState is the exchange area between the Go run loop and translated
+// code. Translated code writes only the first four fields.
+type jitState struct {
+	pc     uint64 // in: pc of the first block; out: pc of the block at the exit
+	rem    uint64 // in: instruction slots in the budget; out: slots left
+	k      uint64 // out: op index of a mid-block exit
+	reason uint64 // out: jitExitBoundary or jitExitMid
+
+	// Coverage (see runSlice): the machine's settings, copied at entry.
+	cov     unsafe.Pointer // &Coverage.Edges[0], or nil: off
+	covLo   uint64
+	covSpan uint64
+	covMask uint64
+	covHalf uint64 // the user half's offset if the hart runs in U-mode, else 0
+}
+
+// jitTrans is one translation in the shared cache. Its entry points are
+// zero until the code chunk holding it is executable.
+type jitTrans struct {
+	chain   atomic.Uintptr // entry from another translation: checks budget, counts coverage
+	goEntry atomic.Uintptr // entry from the run loop, which did both already
+	chunk   *jitChunk      // the chunk the code is in, for sealing on demand
+	chainAt uintptr        // offsets of the entries in the code range
+	goAt    uintptr
+}
+
+// jitChunk is a run of code pages filled before they become executable.
+type jitChunk struct {
+	sealed atomic.Bool
+}
+
+// jitPrepare counts a run of block b under the JIT engine and gives it host
+// code once it is hot and its translation is executable.
+func (m *Machine) jitPrepare(b *block) {
+	if t := b.tr; t != nil {
+		if e := t.goEntry.Load(); e != 0 {
+			b.jit, b.jitGo = t.chain.Load(), e
+			m.jitStats.Blocks++
+			m.jitStats.GuestBytes += b.size
+			return
+		}
+		b.hits++
+		if b.hits%jitSealEvery == 0 {
+			jitSeal(t.chunk)
+		}
+		return
+	}
+	b.hits++
+	if b.hits < jitHot {
+		return
+	}
+	b.tr = jitTranslate(b)
+	if b.tr == nil {
+		b.noJIT = true
+	}
+}

@@ -1,0 +1,567 @@
+//go:build linux && amd64
+
+package emu
+
+import (
+	"unsafe"
+
+	"everett/isa"
+)
+
+// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x)
+// and are read and written there by every op; the host registers below
+// hold what stays constant while translated code runs.
+const (
+	rH   = r15 // *Hart
+	rJC  = rbx // &h.c.jc[0]
+	rLT  = r13 // h.ltlb: the load TLB in use
+	rST  = r12 // h.stlb: the store TLB in use
+	rRem = r11 // instruction slots left in the budget
+	rPC  = r10 // virtual pc of the current block
+)
+
+// Offsets translated code uses: in the Hart, its jitState, the jump cache,
+// blocks and TLB entries.
+const (
+	offX       = int32(unsafe.Offsetof(Hart{}.x))
+	offCtx     = int32(unsafe.Offsetof(Hart{}.ctx))
+	offCovPrev = int32(unsafe.Offsetof(Hart{}.covPrev))
+	offC       = int32(unsafe.Offsetof(Hart{}.c))
+	offLTLB    = int32(unsafe.Offsetof(Hart{}.ltlb))
+	offSTLB    = int32(unsafe.Offsetof(Hart{}.stlb))
+	offJ       = int32(unsafe.Offsetof(Hart{}.j))
+	offJPC     = offJ + int32(unsafe.Offsetof(jitState{}.pc))
+	offJRem    = offJ + int32(unsafe.Offsetof(jitState{}.rem))
+	offJK      = offJ + int32(unsafe.Offsetof(jitState{}.k))
+	offJReason = offJ + int32(unsafe.Offsetof(jitState{}.reason))
+	offJCov    = offJ + int32(unsafe.Offsetof(jitState{}.cov))
+	offJCovLo  = offJ + int32(unsafe.Offsetof(jitState{}.covLo))
+	offJCovSp  = offJ + int32(unsafe.Offsetof(jitState{}.covSpan))
+	offJCovMsk = offJ + int32(unsafe.Offsetof(jitState{}.covMask))
+	offJCovHlf = offJ + int32(unsafe.Offsetof(jitState{}.covHalf))
+	offJC      = int32(unsafe.Offsetof(hartCaches{}.jc))
+	offBValid  = int32(unsafe.Offsetof(block{}.valid))
+	offBJit    = int32(unsafe.Offsetof(block{}.jit))
+	jcEntBytes = int32(unsafe.Sizeof(jcEntry{}))
+	tlbEntSize = int32(unsafe.Sizeof(tlbEntry{}))
+	offTLBHost = int32(unsafe.Offsetof(tlbEntry{}.host))
+	offJCCtx   = int32(unsafe.Offsetof(jcEntry{}.ctx))
+	offJCBlock = int32(unsafe.Offsetof(jcEntry{}.b))
+)
+
+func init() {
+	// The lowering scales indices by 3*8: keep the structs that size.
+	if jcEntBytes != 24 || tlbEntSize != 24 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
+		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
+	}
+}
+
+// xm is the memory operand of guest register i.
+func xm(i uint8) mem { return at(rH, offX+8*int32(i)) }
+
+// jitOp reports whether the translator handles op kind k; a block is
+// translated up to its first op that is not.
+func jitOp(k isa.Op) bool {
+	switch k {
+	case isa.LUI, isa.AUIPC, isa.JAL, isa.JALR,
+		isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
+		isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD,
+		isa.SB, isa.SH, isa.SW, isa.SD,
+		isa.ADDI, isa.SLTI, isa.SLTIU, isa.XORI, isa.ORI, isa.ANDI,
+		isa.SLLI, isa.SRLI, isa.SRAI,
+		isa.ADD, isa.SUB, isa.SLL, isa.SLT, isa.SLTU, isa.XOR, isa.SRL, isa.SRA, isa.OR, isa.AND,
+		isa.ADDIW, isa.SLLIW, isa.SRLIW, isa.SRAIW,
+		isa.ADDW, isa.SUBW, isa.SLLW, isa.SRLW, isa.SRAW,
+		isa.MUL, isa.MULH, isa.MULHSU, isa.MULHU, isa.DIV, isa.DIVU, isa.REM, isa.REMU,
+		isa.MULW, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW,
+		isa.FENCE:
+		return true
+	}
+	return false
+}
+
+// lowering is the state of one block's translation.
+type lowering struct {
+	a      emitter
+	b      *block
+	exitB  *label // boundary exit: nothing of the block at rPC has run
+	exitM  *label // mid-block exit: ecx holds k
+	misses []miss
+}
+
+// miss is an out-of-line exit before op k (a TLB miss).
+type miss struct {
+	l *label
+	k int
+}
+
+// translateBlock returns the host code of block b and the offset of its
+// run-loop entry, or ok=false if its first op cannot be translated.
+//
+// Layout: the chain entry (budget check, coverage), the run-loop entry
+// (budget taken), the ops, the block's end (a chain to the next block, or a
+// mid-block exit before the first op left to the interpreter), then the
+// out-of-line exits.
+func translateBlock(b *block) (code []byte, goOff int, ok bool) {
+	n := 0
+	for n < len(b.ops) && jitOp(b.ops[n].kind) {
+		n++
+	}
+	if n == 0 {
+		return nil, 0, false
+	}
+	l := &lowering{b: b, exitB: newLabel(), exitM: newLabel()}
+	a := &l.a
+	size := int32(len(b.ops))
+
+	a.aluRI(aluCmp, rRem, size)
+	a.jcc(ccB, l.exitB)
+	l.coverage()
+	goOff = len(a.b)
+	a.aluRI(aluSub, rRem, size)
+
+	ended := false
+	for i := 0; i < n; i++ {
+		ended = l.op(&b.ops[i], i)
+	}
+	if !ended {
+		if n < len(b.ops) {
+			a.movImm(rcx, int64(n))
+			a.jmp(l.exitM)
+		} else {
+			a.aluRI(aluAdd, rPC, int32(b.size))
+			l.chain()
+		}
+	}
+	for _, ms := range l.misses {
+		a.bind(ms.l)
+		a.movImm(rcx, int64(ms.k))
+		a.jmp(l.exitM)
+	}
+	// Exits: store the state the run loop reads and return to jitCall.
+	a.bind(l.exitB)
+	a.zero(rcx)
+	a.movImm(rax, jitExitBoundary)
+	done := newLabel()
+	a.jmp(done)
+	a.bind(l.exitM)
+	a.movImm(rax, jitExitMid)
+	a.bind(done)
+	a.store64(at(rH, offJPC), rPC)
+	a.store64(at(rH, offJRem), rRem)
+	a.store64(at(rH, offJReason), rax)
+	a.store64(at(rH, offJK), rcx)
+	a.ret()
+	return a.b, goOff, true
+}
+
+// coverage counts the edge into this block as runSlice does, when the
+// machine collects coverage; a count that reaches a new bucket leaves to
+// the run loop before anything is written, so that it records the bucket.
+func (l *lowering) coverage() {
+	a := &l.a
+	skip := newLabel()
+	commit := newLabel()
+	a.aluMI(aluCmp, at(rH, offJCov), 0)
+	a.jcc(ccE, skip)
+	a.movRR(rax, rPC)
+	a.aluRM(aluSub, rax, at(rH, offJCovLo))
+	a.aluRM(aluCmp, rax, at(rH, offJCovSp))
+	a.jcc(ccAE, skip)
+	a.movRR(rax, rPC)
+	a.shiftRI(shiftShr, rax, 1)
+	a.movImm(rcx, 0x9e3779b1)
+	a.imulRR(rax, rcx)
+	a.movRR(rdx, rax)
+	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
+	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
+	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf))
+	a.shiftRI(shiftShr, rax, 1)
+	a.load64(rcx, at(rH, offJCov))
+	a.loadU8(rsi, atIdx(rcx, rdx, 1, 0))
+	a.aluRI(aluCmp, rsi, 255)
+	a.jcc(ccE, commit)
+	a.lea(rdi, at(rsi, 1))
+	a.testRR(rdi, rsi)
+	a.jcc(ccE, l.exitB) // a power of two: a new bucket
+	a.aluRI(aluCmp, rdi, 3)
+	a.jcc(ccE, l.exitB)
+	a.store8(atIdx(rcx, rdx, 1, 0), rdi)
+	a.bind(commit)
+	a.store64(at(rH, offCovPrev), rax)
+	a.bind(skip)
+}
+
+// chain jumps to the translation of the block at rPC if the jump cache
+// holds it for the current context, else leaves at the boundary.
+func (l *lowering) chain() {
+	a := &l.a
+	a.movRR(rax, rPC)
+	a.shiftRI(shiftShr, rax, 1)
+	a.aluRI32(aluAnd, rax, jcMask)
+	a.lea(rax, atIdx(rax, rax, 2, 0))
+	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 8, 0))
+	a.jcc(ccNE, l.exitB)
+	a.load64(rcx, atIdx(rJC, rax, 8, offJCCtx))
+	a.aluRM(aluCmp, rcx, at(rH, offCtx))
+	a.jcc(ccNE, l.exitB)
+	a.load64(rcx, atIdx(rJC, rax, 8, offJCBlock))
+	a.testRR(rcx, rcx)
+	a.jcc(ccE, l.exitB)
+	a.cmpMI8(at(rcx, offBValid), 0)
+	a.jcc(ccE, l.exitB)
+	a.load64(rcx, at(rcx, offBJit))
+	a.testRR(rcx, rcx)
+	a.jcc(ccE, l.exitB)
+	a.jmpR(rcx)
+}
+
+// setX writes src to guest register rd (nothing for x0).
+func (l *lowering) setX(rd uint8, src reg) {
+	if rd != regSink {
+		l.a.store64(xm(rd), src)
+	}
+}
+
+// op lowers one op; it reports whether it ended the block (a control
+// transfer, which chains).
+func (l *lowering) op(o *op, i int) bool {
+	a := &l.a
+	pcOff := int64(o.off)
+	switch o.kind {
+	case isa.LUI:
+		if o.rd != regSink {
+			a.storeMI(xm(o.rd), int32(o.imm))
+		}
+	case isa.AUIPC:
+		if o.rd != regSink {
+			a.movImm(rax, pcOff+o.imm)
+			a.aluRR(aluAdd, rax, rPC)
+			l.setX(o.rd, rax)
+		}
+	case isa.JAL:
+		if o.rd != regSink {
+			a.lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
+			l.setX(o.rd, rax)
+		}
+		a.aluRI(aluAdd, rPC, int32(pcOff+o.imm))
+		l.chain()
+		return true
+	case isa.JALR:
+		a.load64(rax, xm(o.rs1))
+		a.aluRI(aluAdd, rax, int32(o.imm))
+		a.aluRI(aluAnd, rax, -2)
+		if o.rd != regSink {
+			a.lea(rcx, at(rPC, int32(pcOff)+int32(o.len)))
+			l.setX(o.rd, rcx)
+		}
+		a.movRR(rPC, rax)
+		l.chain()
+		return true
+	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		c := map[isa.Op]cond{isa.BEQ: ccE, isa.BNE: ccNE, isa.BLT: ccL, isa.BGE: ccGE, isa.BLTU: ccB, isa.BGEU: ccAE}[o.kind]
+		taken := newLabel()
+		a.load64(rax, xm(o.rs1))
+		a.aluRM(aluCmp, rax, xm(o.rs2))
+		a.jcc(c, taken)
+		a.aluRI(aluAdd, rPC, int32(pcOff)+int32(o.len))
+		l.chain()
+		a.bind(taken)
+		a.aluRI(aluAdd, rPC, int32(pcOff+o.imm))
+		l.chain()
+		return true
+
+	case isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
+		l.load(o, i)
+	case isa.SB, isa.SH, isa.SW, isa.SD:
+		l.store(o, i)
+
+	case isa.ADDI, isa.XORI, isa.ORI, isa.ANDI:
+		if o.rd == regSink {
+			break
+		}
+		op := map[isa.Op]aluOp{isa.ADDI: aluAdd, isa.XORI: aluXor, isa.ORI: aluOr, isa.ANDI: aluAnd}[o.kind]
+		if o.rd == o.rs1 {
+			a.aluMI(op, xm(o.rd), int32(o.imm))
+			break
+		}
+		if o.rs1 == 0 {
+			v := o.imm // x0 op imm
+			if o.kind == isa.ANDI {
+				v = 0
+			}
+			a.storeMI(xm(o.rd), int32(v))
+			break
+		}
+		a.load64(rax, xm(o.rs1))
+		a.aluRI(op, rax, int32(o.imm))
+		l.setX(o.rd, rax)
+	case isa.SLTI, isa.SLTIU:
+		if o.rd == regSink {
+			break
+		}
+		c := ccL
+		if o.kind == isa.SLTIU {
+			c = ccB
+		}
+		a.zero(rdx)
+		a.load64(rax, xm(o.rs1))
+		a.aluRI(aluCmp, rax, int32(o.imm))
+		a.setcc(c, rdx)
+		l.setX(o.rd, rdx)
+	case isa.SLLI, isa.SRLI, isa.SRAI:
+		if o.rd == regSink {
+			break
+		}
+		sh := map[isa.Op]shiftOp{isa.SLLI: shiftShl, isa.SRLI: shiftShr, isa.SRAI: shiftSar}[o.kind]
+		a.load64(rax, xm(o.rs1))
+		a.shiftRI(sh, rax, uint8(o.imm&63))
+		l.setX(o.rd, rax)
+	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
+		if o.rd == regSink {
+			break
+		}
+		op := map[isa.Op]aluOp{isa.ADD: aluAdd, isa.SUB: aluSub, isa.XOR: aluXor, isa.OR: aluOr, isa.AND: aluAnd}[o.kind]
+		if o.rd == o.rs1 && o.rs2 != o.rd {
+			a.load64(rax, xm(o.rs2))
+			a.aluMR(op, xm(o.rd), rax)
+			break
+		}
+		a.load64(rax, xm(o.rs1))
+		a.aluRM(op, rax, xm(o.rs2))
+		l.setX(o.rd, rax)
+	case isa.SLT, isa.SLTU:
+		if o.rd == regSink {
+			break
+		}
+		c := ccL
+		if o.kind == isa.SLTU {
+			c = ccB
+		}
+		a.zero(rdx)
+		a.load64(rax, xm(o.rs1))
+		a.aluRM(aluCmp, rax, xm(o.rs2))
+		a.setcc(c, rdx)
+		l.setX(o.rd, rdx)
+	case isa.SLL, isa.SRL, isa.SRA, isa.SLLW, isa.SRLW, isa.SRAW:
+		if o.rd == regSink {
+			break
+		}
+		sh := map[isa.Op]shiftOp{isa.SLL: shiftShl, isa.SRL: shiftShr, isa.SRA: shiftSar,
+			isa.SLLW: shiftShl, isa.SRLW: shiftShr, isa.SRAW: shiftSar}[o.kind]
+		w := o.kind == isa.SLL || o.kind == isa.SRL || o.kind == isa.SRA
+		a.load64(rcx, xm(o.rs2))
+		a.load64(rax, xm(o.rs1))
+		a.shiftRCL(w, sh, rax)
+		if !w {
+			a.movsxd(rax, rax)
+		}
+		l.setX(o.rd, rax)
+	case isa.ADDIW:
+		if o.rd == regSink {
+			break
+		}
+		a.load64(rax, xm(o.rs1))
+		a.aluRI32(aluAdd, rax, int32(o.imm))
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.SLLIW, isa.SRLIW, isa.SRAIW:
+		if o.rd == regSink {
+			break
+		}
+		sh := map[isa.Op]shiftOp{isa.SLLIW: shiftShl, isa.SRLIW: shiftShr, isa.SRAIW: shiftSar}[o.kind]
+		a.load64(rax, xm(o.rs1))
+		a.shiftRI32(sh, rax, uint8(o.imm&31))
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.ADDW, isa.SUBW:
+		if o.rd == regSink {
+			break
+		}
+		op := aluAdd
+		if o.kind == isa.SUBW {
+			op = aluSub
+		}
+		a.load64(rax, xm(o.rs1))
+		a.aluRM32(op, rax, xm(o.rs2))
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.MUL, isa.MULW:
+		if o.rd == regSink {
+			break
+		}
+		a.load64(rax, xm(o.rs1))
+		a.imulRM(o.kind == isa.MUL, rax, xm(o.rs2))
+		if o.kind == isa.MULW {
+			a.movsxd(rax, rax)
+		}
+		l.setX(o.rd, rax)
+	case isa.MULH, isa.MULHU:
+		if o.rd == regSink {
+			break
+		}
+		a.load64(rax, xm(o.rs1))
+		if o.kind == isa.MULH {
+			a.unaryM(5, xm(o.rs2)) // imul: rdx:rax = rax * m, signed
+		} else {
+			a.unaryM(4, xm(o.rs2)) // mul: unsigned
+		}
+		l.setX(o.rd, rdx)
+	case isa.MULHSU:
+		if o.rd == regSink {
+			break
+		}
+		// The unsigned high word, less rs2 when rs1 is negative.
+		a.load64(rax, xm(o.rs1))
+		a.movRR(rcx, rax)
+		a.unaryM(4, xm(o.rs2))
+		a.shiftRI(shiftSar, rcx, 63)
+		a.aluRM(aluAnd, rcx, xm(o.rs2))
+		a.aluRR(aluSub, rdx, rcx)
+		l.setX(o.rd, rdx)
+	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
+		if o.rd == regSink {
+			break
+		}
+		l.div(o)
+	case isa.FENCE:
+		// As in exec: one hart runs at a time, in program order.
+	default:
+		panic("jit: lowering an op jitOp refuses")
+	}
+	return false
+}
+
+// div lowers the M extension's divisions with their defined results for a
+// zero divisor and for overflow (Unprivileged §7.2, table 7.1), so that the
+// host never divides by zero or overflows (#DE).
+func (l *lowering) div(o *op) {
+	a := &l.a
+	w := o.kind == isa.DIV || o.kind == isa.DIVU || o.kind == isa.REM || o.kind == isa.REMU
+	signed := o.kind == isa.DIV || o.kind == isa.REM || o.kind == isa.DIVW || o.kind == isa.REMW
+	isRem := o.kind == isa.REM || o.kind == isa.REMU || o.kind == isa.REMW || o.kind == isa.REMUW
+	store := newLabel()
+	normal := newLabel()
+	a.load64(rax, xm(o.rs1))
+	a.load64(rcx, xm(o.rs2))
+	if w {
+		a.testRR(rcx, rcx)
+	} else {
+		a.opReg(false, rcx, rcx, 0x85) // test ecx, ecx
+	}
+	a.jcc(ccNE, normal)
+	// Divisor zero: quotient all ones, remainder the dividend.
+	if !isRem {
+		a.movImm(rax, -1)
+	} else if !w {
+		a.movsxd(rax, rax)
+	}
+	a.jmp(store)
+	a.bind(normal)
+	if signed {
+		// Divisor -1: the quotient is the negated dividend (which wraps for
+		// the most negative one, the defined overflow result) and the
+		// remainder 0.
+		div := newLabel()
+		a.aluRIw(w, aluCmp, rcx, -1)
+		a.jcc(ccNE, div)
+		if isRem {
+			a.zero(rax)
+		} else {
+			a.unaryR(w, 3, rax) // neg
+			if !w {
+				a.movsxd(rax, rax)
+			}
+		}
+		a.jmp(store)
+		a.bind(div)
+		a.cqo(w)
+		a.unaryR(w, 7, rcx) // idiv
+	} else {
+		a.zero(rdx)
+		a.unaryR(w, 6, rcx) // div
+	}
+	if isRem {
+		a.movRR(rax, rdx)
+	}
+	if !w {
+		a.movsxd(rax, rax)
+	}
+	a.bind(store)
+	l.setX(o.rd, rax)
+}
+
+// tlbProbe leaves in rdx the host page of the TLB entry that maps the
+// address in rax, and in rax the page offset, or jumps to the op's miss
+// exit: the TLB probe of exec's fast path, which also sends accesses that
+// cross the page to the slow path.
+func (l *lowering) tlbProbe(tlb reg, size int, k int) {
+	a := &l.a
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	a.movRR(rdx, rax)
+	a.shiftRI(shiftShr, rdx, pageShift)
+	a.movRR(rcx, rdx)
+	a.aluRI32(aluAnd, rcx, tlbMask)
+	a.lea(rcx, atIdx(rcx, rcx, 2, 0))
+	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 8, 0))
+	a.jcc(ccNE, ms.l)
+	if size > 1 {
+		a.movRR(rdx, rax)
+		a.aluRI32(aluAnd, rdx, pageMask)
+		a.aluRI32(aluCmp, rdx, int32(pageSize-size))
+		a.jcc(ccA, ms.l)
+	}
+	a.load64(rdx, atIdx(tlb, rcx, 8, offTLBHost))
+	a.aluRI32(aluAnd, rax, pageMask)
+}
+
+func (l *lowering) load(o *op, k int) {
+	a := &l.a
+	size := map[isa.Op]int{isa.LB: 1, isa.LBU: 1, isa.LH: 2, isa.LHU: 2, isa.LW: 4, isa.LWU: 4, isa.LD: 8}[o.kind]
+	a.load64(rax, xm(o.rs1))
+	if o.imm != 0 {
+		a.aluRI(aluAdd, rax, int32(o.imm))
+	}
+	l.tlbProbe(rLT, size, k)
+	m := atIdx(rdx, rax, 1, 0)
+	switch o.kind {
+	case isa.LB:
+		a.loadS8(rax, m)
+	case isa.LBU:
+		a.loadU8(rax, m)
+	case isa.LH:
+		a.loadS16(rax, m)
+	case isa.LHU:
+		a.loadU16(rax, m)
+	case isa.LW:
+		a.loadS32(rax, m)
+	case isa.LWU:
+		a.loadU32(rax, m)
+	case isa.LD:
+		a.load64(rax, m)
+	}
+	l.setX(o.rd, rax)
+}
+
+func (l *lowering) store(o *op, k int) {
+	a := &l.a
+	size := map[isa.Op]int{isa.SB: 1, isa.SH: 2, isa.SW: 4, isa.SD: 8}[o.kind]
+	a.load64(rax, xm(o.rs1))
+	if o.imm != 0 {
+		a.aluRI(aluAdd, rax, int32(o.imm))
+	}
+	l.tlbProbe(rST, size, k)
+	a.load64(r8, xm(o.rs2))
+	m := atIdx(rdx, rax, 1, 0)
+	switch size {
+	case 1:
+		a.store8(m, r8)
+	case 2:
+		a.store16(m, r8)
+	case 4:
+		a.store32(m, r8)
+	case 8:
+		a.store64(m, r8)
+	}
+}
