@@ -1,8 +1,11 @@
 package emu
 
 import (
+	"slices"
 	"sync/atomic"
 	"unsafe"
+
+	"everett/isa"
 )
 
 // The parts of the JIT every host shares: the per-hart exchange area with
@@ -87,8 +90,64 @@ func (m *Machine) jitPrepare(b *block) {
 	if b.hits < jitHot {
 		return
 	}
-	b.tr = jitTranslate(b)
+	b.tr = m.jitTranslate(b)
 	if b.tr == nil {
 		b.noJIT = true
 	}
+}
+
+// jitRegionBlocks bounds a region: the blocks translated together with a
+// hot block, so that jumps among them are direct (loops in one page).
+const jitRegionBlocks = 12
+
+// jitRegion returns the region headed by block b: b, then the blocks its
+// static successors (branch targets, jal targets, fall-throughs) start in
+// the same page, breadth first, and their page offsets. Every member's
+// bytes are this machine's now; a region's translation is keyed by all of
+// them, and a store to the page invalidates every member at once.
+func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint64) {
+	base := b.pa &^ pageMask
+	members := []*block{b}
+	offs := []uint64{b.pa & pageMask}
+	cp := m.codePage((b.pa - m.RAM.Base) >> pageShift)
+	for i := 0; i < len(members) && len(members) < jitRegionBlocks; i++ {
+		mb := members[i]
+		if prefix(mb) < len(mb.ops) {
+			continue // ends in the interpreter: no successors
+		}
+		last := &mb.ops[len(mb.ops)-1]
+		start := int64(offs[i])
+		var next []int64
+		switch last.kind {
+		case isa.JAL:
+			next = []int64{int64(last.off) + last.imm}
+		case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+			next = []int64{int64(last.off) + int64(last.len), int64(last.off) + last.imm}
+		case isa.JALR:
+		default:
+			next = []int64{int64(mb.size)}
+		}
+		for _, d := range next {
+			t := start + d
+			if t < 0 || t >= pageSize || len(members) >= jitRegionBlocks {
+				continue
+			}
+			if slices.Contains(offs, uint64(t)) {
+				continue
+			}
+			var nb *block
+			if cp != nil {
+				nb = cp.block(uint64(t))
+			}
+			if nb == nil || !nb.valid {
+				nb = m.buildBlock(base + uint64(t))
+			}
+			if nb == nil || prefix(nb) == 0 {
+				continue
+			}
+			members = append(members, nb)
+			offs = append(offs, uint64(t))
+		}
+	}
+	return members, offs
 }

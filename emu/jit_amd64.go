@@ -3,6 +3,7 @@
 package emu
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -147,24 +148,35 @@ func (ar *jitArena) slice(off, n uintptr) []byte {
 	return ar.mem[off : off+n : off+n]
 }
 
-// jitKey is a block's cache key: its instruction bytes.
-func jitKey(b *block) string {
-	buf := make([]byte, 0, 4*len(b.ops))
-	for i := range b.ops {
-		o := &b.ops[i]
-		buf = append(buf, byte(o.raw), byte(o.raw>>8))
-		if o.len == 4 {
-			buf = append(buf, byte(o.raw>>16), byte(o.raw>>24))
+// jitKey is a region's cache key: the head's page offset, then each
+// member's page offset and instruction bytes.
+func jitKey(members []*block, offs []uint64) string {
+	var buf []byte
+	buf = binary.LittleEndian.AppendUint16(buf, uint16(offs[0]))
+	for mi, b := range members {
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(offs[mi]))
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(b.ops)))
+		for i := range b.ops {
+			o := &b.ops[i]
+			buf = append(buf, byte(o.raw), byte(o.raw>>8))
+			if o.len == 4 {
+				buf = append(buf, byte(o.raw>>16), byte(o.raw>>24))
+			}
 		}
 	}
 	return string(buf)
 }
 
-// jitTranslate returns the shared translation of block b, translating it
-// if no machine has, or nil if b cannot be translated (or the cache is
-// full). The translation may not be runnable yet (see jitArena).
-func jitTranslate(b *block) *jitTrans {
-	key := jitKey(b)
+// jitTranslate returns the shared translation of the region headed by
+// block b, translating it if no machine has, or nil if b cannot be
+// translated (or the cache is full). The translation may not be runnable
+// yet (see jitArena).
+func (m *Machine) jitTranslate(b *block) *jitTrans {
+	if jitPrefix(b) == 0 {
+		return nil
+	}
+	members, offs := m.jitRegion(b, jitPrefix)
+	key := jitKey(members, offs)
 	ar := &arena
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
@@ -174,11 +186,7 @@ func jitTranslate(b *block) *jitTrans {
 	if t, ok := ar.byKey[key]; ok {
 		return t
 	}
-	code, goOff, ok := translateBlock(b)
-	if !ok {
-		ar.byKey[key] = nil
-		return nil
-	}
+	code, goOff := translateRegion(members, offs)
 	off, ok := ar.place(code)
 	if !ok {
 		return nil
@@ -223,10 +231,12 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	h.pc = j.pc
 	m.jitStats.Entries++
 	if j.reason == jitExitMid {
-		e := &h.c.jc[h.pc>>1&jcMask]
-		b2 := e.b
-		if e.pc != h.pc || b2 == nil || !b2.valid {
-			panic("jit: mid-block exit from a block not in the jump cache")
+		// The block is a member of the region that was running: in the
+		// page the region's head is in, mapped, so lookup finds or decodes
+		// it without a fault.
+		b2 := h.lookup()
+		if b2 == nil || b2.noJIT && b2 == &m.scratch {
+			panic("jit: mid-block exit from a block lookup cannot find")
 		}
 		n := uint64(len(b2.ops))
 		done -= n

@@ -80,13 +80,17 @@ func jitOp(k isa.Op) bool {
 	return false
 }
 
-// lowering is the state of one block's translation.
+// lowering is the state of one translation: a region of decoded blocks
+// in one page, starting at its head (see jitRegion).
 type lowering struct {
-	a      emitter
-	b      *block
-	exitB  *label // boundary exit: nothing of the block at rPC has run
-	exitM  *label // mid-block exit: ecx holds k
-	misses []miss
+	a       emitter
+	members []*block
+	offs    []uint64 // page offset of each member
+	entries []*label // chain entry of each member
+	cur     uint64   // page offset of the member being lowered
+	exitB   *label   // boundary exit: nothing of the block at rPC has run
+	exitM   *label   // mid-block exit: ecx holds k
+	misses  []miss
 }
 
 // miss is an out-of-line exit before op k (a TLB miss).
@@ -95,42 +99,52 @@ type miss struct {
 	k int
 }
 
-// translateBlock returns the host code of block b and the offset of its
-// run-loop entry, or ok=false if its first op cannot be translated.
-//
-// Layout: the chain entry (budget check, coverage), the run-loop entry
-// (budget taken), the ops, the block's end (a chain to the next block, or a
-// mid-block exit before the first op left to the interpreter), then the
-// out-of-line exits.
-func translateBlock(b *block) (code []byte, goOff int, ok bool) {
+// jitPrefix is the number of leading ops of b the translator handles.
+func jitPrefix(b *block) int {
 	n := 0
 	for n < len(b.ops) && jitOp(b.ops[n].kind) {
 		n++
 	}
-	if n == 0 {
-		return nil, 0, false
+	return n
+}
+
+// translateRegion returns the host code of a region (members[0] is its
+// head; offs their page offsets) and the offset of its run-loop entry.
+//
+// Layout, for each member: its chain entry (budget check, coverage), for
+// the head the run-loop entry (budget taken), the ops, the member's end (a
+// direct jump to another member, a chain through the jump cache, or a
+// mid-block exit before the first op left to the interpreter). Then the
+// out-of-line exits.
+func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
+	l := &lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel()}
+	for range members {
+		l.entries = append(l.entries, newLabel())
 	}
-	l := &lowering{b: b, exitB: newLabel(), exitM: newLabel()}
 	a := &l.a
-	size := int32(len(b.ops))
-
-	a.aluRI(aluCmp, rRem, size)
-	a.jcc(ccB, l.exitB)
-	l.coverage()
-	goOff = len(a.b)
-	a.aluRI(aluSub, rRem, size)
-
-	ended := false
-	for i := 0; i < n; i++ {
-		ended = l.op(&b.ops[i], i)
-	}
-	if !ended {
-		if n < len(b.ops) {
-			a.movImm(rcx, int64(n))
-			a.jmp(l.exitM)
-		} else {
-			a.aluRI(aluAdd, rPC, int32(b.size))
-			l.chain()
+	for mi, b := range members {
+		l.cur = offs[mi]
+		n := jitPrefix(b)
+		size := int32(len(b.ops))
+		a.bind(l.entries[mi])
+		a.aluRI(aluCmp, rRem, size)
+		a.jcc(ccB, l.exitB)
+		l.coverage()
+		if mi == 0 {
+			goOff = len(a.b)
+		}
+		a.aluRI(aluSub, rRem, size)
+		ended := false
+		for i := 0; i < n; i++ {
+			ended = l.op(&b.ops[i], i)
+		}
+		if !ended {
+			if n < len(b.ops) {
+				a.movImm(rcx, int64(n))
+				a.jmp(l.exitM)
+			} else {
+				l.jumpTo(int64(b.size))
+			}
 		}
 	}
 	for _, ms := range l.misses {
@@ -152,7 +166,28 @@ func translateBlock(b *block) (code []byte, goOff int, ok bool) {
 	a.store64(at(rH, offJReason), rax)
 	a.store64(at(rH, offJK), rcx)
 	a.ret()
-	return a.b, goOff, true
+	return a.b, goOff
+}
+
+// member returns the index of the region member at page offset off, or -1.
+func (l *lowering) member(off int64) int {
+	for i, o := range l.offs {
+		if int64(o) == off {
+			return i
+		}
+	}
+	return -1
+}
+
+// jumpTo moves rPC by delta (from the current member's start) and goes
+// there: directly if a member starts there, else through the jump cache.
+func (l *lowering) jumpTo(delta int64) {
+	l.a.aluRI(aluAdd, rPC, int32(delta))
+	if mi := l.member(int64(l.cur) + delta); mi >= 0 {
+		l.a.jmp(l.entries[mi])
+		return
+	}
+	l.chain()
 }
 
 // coverage counts the edge into this block as runSlice does, when the
@@ -244,8 +279,7 @@ func (l *lowering) op(o *op, i int) bool {
 			a.lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
 			l.setX(o.rd, rax)
 		}
-		a.aluRI(aluAdd, rPC, int32(pcOff+o.imm))
-		l.chain()
+		l.jumpTo(pcOff + o.imm)
 		return true
 	case isa.JALR:
 		a.load64(rax, xm(o.rs1))
@@ -264,11 +298,9 @@ func (l *lowering) op(o *op, i int) bool {
 		a.load64(rax, xm(o.rs1))
 		a.aluRM(aluCmp, rax, xm(o.rs2))
 		a.jcc(c, taken)
-		a.aluRI(aluAdd, rPC, int32(pcOff)+int32(o.len))
-		l.chain()
+		l.jumpTo(pcOff + int64(o.len))
 		a.bind(taken)
-		a.aluRI(aluAdd, rPC, int32(pcOff+o.imm))
-		l.chain()
+		l.jumpTo(pcOff + o.imm)
 		return true
 
 	case isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:

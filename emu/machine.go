@@ -723,6 +723,7 @@ func (h *Hart) crossPage(pa uint64) *block {
 	b.pa = pa
 	b.size = 4
 	b.valid = true
+	b.noJIT = true // reused for every such instruction: never translated
 	return b
 }
 
