@@ -44,14 +44,15 @@ const (
 	offBJit    = int32(unsafe.Offsetof(block{}.jit))
 	jcEntBytes = int32(unsafe.Sizeof(jcEntry{}))
 	tlbEntSize = int32(unsafe.Sizeof(tlbEntry{}))
-	offTLBHost = int32(unsafe.Offsetof(tlbEntry{}.host))
+	offTLBAdd  = int32(unsafe.Offsetof(tlbEntry{}.addend))
 	offJCCtx   = int32(unsafe.Offsetof(jcEntry{}.ctx))
 	offJCBlock = int32(unsafe.Offsetof(jcEntry{}.b))
 )
 
 func init() {
-	// The lowering scales indices by 3*8: keep the structs that size.
-	if jcEntBytes != 24 || tlbEntSize != 24 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
+	// The lowering scales jump-cache indices by 24 and TLB indices by 32:
+	// keep the structs those sizes.
+	if jcEntBytes != 24 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
 		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
 	}
 }
@@ -523,29 +524,27 @@ func (l *lowering) div(o *op) {
 	l.setX(o.rd, rax)
 }
 
-// tlbProbe leaves in rdx the host page of the TLB entry that maps the
-// address in rax, and in rax the page offset, or jumps to the op's miss
-// exit: the TLB probe of exec's fast path, which also sends accesses that
-// cross the page to the slow path.
+// tlbProbe turns the guest address in rax into the host address of the
+// access, or jumps to the op's miss exit: the TLB probe of exec's fast
+// path. Comparing the tag with the page of the access's last byte also
+// sends accesses that cross the page to the slow path, as exec does.
 func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	a := &l.a
 	ms := miss{l: newLabel(), k: k}
 	l.misses = append(l.misses, ms)
-	a.movRR(rdx, rax)
-	a.shiftRI(shiftShr, rdx, pageShift)
-	a.movRR(rcx, rdx)
+	a.movRR(rcx, rax)
+	a.shiftRI(shiftShr, rcx, pageShift)
 	a.aluRI32(aluAnd, rcx, tlbMask)
-	a.lea(rcx, atIdx(rcx, rcx, 2, 0))
-	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 8, 0))
-	a.jcc(ccNE, ms.l)
-	if size > 1 {
+	a.shiftRI32(shiftShl, rcx, 5)
+	if size == 1 {
 		a.movRR(rdx, rax)
-		a.aluRI32(aluAnd, rdx, pageMask)
-		a.aluRI32(aluCmp, rdx, int32(pageSize-size))
-		a.jcc(ccA, ms.l)
+	} else {
+		a.lea(rdx, at(rax, int32(size-1)))
 	}
-	a.load64(rdx, atIdx(tlb, rcx, 8, offTLBHost))
-	a.aluRI32(aluAnd, rax, pageMask)
+	a.shiftRI(shiftShr, rdx, pageShift)
+	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
+	a.jcc(ccNE, ms.l)
+	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
 }
 
 func (l *lowering) load(o *op, k int) {
@@ -556,7 +555,7 @@ func (l *lowering) load(o *op, k int) {
 		a.aluRI(aluAdd, rax, int32(o.imm))
 	}
 	l.tlbProbe(rLT, size, k)
-	m := atIdx(rdx, rax, 1, 0)
+	m := at(rax, 0)
 	switch o.kind {
 	case isa.LB:
 		a.loadS8(rax, m)
@@ -584,16 +583,16 @@ func (l *lowering) store(o *op, k int) {
 		a.aluRI(aluAdd, rax, int32(o.imm))
 	}
 	l.tlbProbe(rST, size, k)
-	a.load64(r8, xm(o.rs2))
-	m := atIdx(rdx, rax, 1, 0)
+	a.load64(rcx, xm(o.rs2))
+	m := at(rax, 0)
 	switch size {
 	case 1:
-		a.store8(m, r8)
+		a.store8(m, rcx)
 	case 2:
-		a.store16(m, r8)
+		a.store16(m, rcx)
 	case 4:
-		a.store32(m, r8)
+		a.store32(m, rcx)
 	case 8:
-		a.store64(m, r8)
+		a.store64(m, rcx)
 	}
 }
