@@ -53,6 +53,12 @@ type jitState struct {
 	covSpan uint64
 	covMask uint64
 	covHalf uint64 // the user half's offset if the hart runs in U-mode, else 0
+
+	// FP: MXCSR loaded at entry (round to nearest even, all exceptions
+	// masked, no flags) and stored at exit, whose flags runJIT accrues.
+	mxcsrIn uint32
+	mxcsr   uint32
+	tmp     uint64 // scratch for translated code
 }
 
 // jitTrans is one translation in the shared cache. Its entry points are

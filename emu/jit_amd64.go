@@ -81,6 +81,7 @@ func (ar *jitArena) init() bool {
 	a.load64(rST, at(rH, offSTLB))
 	a.load64(rRem, at(rH, offJRem))
 	a.load64(rPC, at(rH, offJPC))
+	a.mxcsr(2, at(rH, offJMXIn))
 	a.jmpR(rax)
 	off, ok := ar.place(a.b)
 	if !ok {
@@ -226,7 +227,11 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	} else {
 		j.cov = nil
 	}
+	j.mxcsrIn = mxcsrDefault
 	jitCall(arena.enter, b.jitGo, unsafe.Pointer(h))
+	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
+		h.fflags |= fflagsOfMXCSR(fl)
+	}
 	done := budget - j.rem
 	h.pc = j.pc
 	m.jitStats.Entries++
@@ -266,4 +271,33 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	if h.mip&h.mie != 0 {
 		h.checkInterrupts()
 	}
+}
+
+// MXCSR (Intel SDM vol. 1 §10.2.3): all exceptions masked, round to
+// nearest even, no DAZ/FTZ; the flags are bits 0-5.
+const (
+	mxcsrDefault = 0x1f80
+	mxcsrFlags   = 0x3d // IE, ZE, OE, UE, PE (not DE, the denormal-operand flag)
+)
+
+// fflagsOfMXCSR maps MXCSR exception flags to fflags (Unprivileged §11.2):
+// IE->NV, ZE->DZ, OE->OF, UE->UF, PE->NX.
+func fflagsOfMXCSR(m uint32) uint64 {
+	var f uint64
+	if m&1 != 0 {
+		f |= 0x10
+	}
+	if m&4 != 0 {
+		f |= 0x08
+	}
+	if m&8 != 0 {
+		f |= 0x04
+	}
+	if m&16 != 0 {
+		f |= 0x02
+	}
+	if m&32 != 0 {
+		f |= 0x01
+	}
+	return f
 }

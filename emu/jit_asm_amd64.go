@@ -40,6 +40,7 @@ const (
 	ccE  cond = 0x4
 	ccNE cond = 0x5
 	ccA  cond = 0x7 // unsigned >
+	ccP  cond = 0xa // parity: an unordered (NaN) comparison
 	ccL  cond = 0xc // signed <
 	ccGE cond = 0xd // signed >=
 )
@@ -403,3 +404,63 @@ func (a *emitter) storeMI(m mem, imm int32) {
 
 // imulRR: dst *= src (low 64 bits).
 func (a *emitter) imulRR(dst, src reg) { a.opReg(true, dst, src, 0x0f, 0xaf) }
+
+// SSE2 scalar double forms (xmm registers 0-15 share the reg numbers).
+
+// sse emits prefix, REX, 0F op, ModRM for an xmm register and a memory
+// operand.
+func (a *emitter) sse(prefix byte, w bool, op byte, x reg, m mem) {
+	a.byte1(prefix)
+	a.rexMem(w, x, m, false)
+	a.byte1(0x0f, op)
+	a.modrmMem(x, m)
+}
+
+// movsdLoad: movq xmm, qword [m].
+func (a *emitter) movsdLoad(x reg, m mem) { a.sse(0xf3, false, 0x7e, x, m) }
+
+// movsdStore: movq qword [m], xmm.
+func (a *emitter) movsdStore(m mem, x reg) { a.sse(0x66, false, 0xd6, x, m) }
+
+// sseArith: x = x op qword [m], for op 0x58 add, 0x59 mul, 0x5c sub,
+// 0x5e div, 0x51 sqrt (x = sqrt m).
+func (a *emitter) sseArith(op byte, x reg, m mem) { a.sse(0xf2, false, op, x, m) }
+
+// ucomisdRR: compare x with y, PF set if either is NaN.
+func (a *emitter) ucomisdRR(x, y reg) {
+	a.byte1(0x66)
+	a.rex(false, x, 0, y, false)
+	a.byte1(0x0f, 0x2e)
+	a.modrmReg(x, y)
+}
+
+// fma213: x = v*x + m (op 0xa9), v*x - m (0xab), -(v*x) + m (0xad),
+// -(v*x) - m (0xaf): VEX.LIG.66.0F38.W1, vfm*213sd x, v, m.
+func (a *emitter) fma213(op byte, x, v reg, m mem) {
+	rexR, rexX, rexB := byte(1), byte(1), byte(1)
+	if x&8 != 0 {
+		rexR = 0
+	}
+	if m.hasIndex && m.index&8 != 0 {
+		rexX = 0
+	}
+	if m.base&8 != 0 {
+		rexB = 0
+	}
+	a.byte1(0xc4, rexR<<7|rexX<<6|rexB<<5|0x02, 0x80|byte(^v&15)<<3|0x01, op)
+	a.modrmMem(x, m)
+}
+
+// mxcsr: ldmxcsr (digit 2) or stmxcsr (digit 3) dword [m].
+func (a *emitter) mxcsr(digit reg, m mem) { a.opMem(false, digit, m, 0x0f, 0xae) }
+
+// testMI: test qword [m], imm (sign-extended 32-bit).
+func (a *emitter) testMI(m mem, imm int32) {
+	a.rexMem(true, 0, m, false)
+	a.byte1(0xf7)
+	a.modrmMem(0, m)
+	a.u32(uint32(imm))
+}
+
+// not: dst = ^dst.
+func (a *emitter) not(dst reg) { a.opReg(true, 2, dst, 0xf7) }

@@ -5,6 +5,8 @@ package emu
 import (
 	"unsafe"
 
+	"golang.org/x/sys/cpu"
+
 	"everett/isa"
 )
 
@@ -25,6 +27,12 @@ const (
 const (
 	offX       = int32(unsafe.Offsetof(Hart{}.x))
 	offCtx     = int32(unsafe.Offsetof(Hart{}.ctx))
+	offF       = int32(unsafe.Offsetof(Hart{}.f))
+	offMstatus = int32(unsafe.Offsetof(Hart{}.mstatus))
+	offFrm     = int32(unsafe.Offsetof(Hart{}.frm))
+	offJMXCSR  = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
+	offJMXIn   = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
+	offJTmp    = offJ + int32(unsafe.Offsetof(jitState{}.tmp))
 	offCovPrev = int32(unsafe.Offsetof(Hart{}.covPrev))
 	offC       = int32(unsafe.Offsetof(Hart{}.c))
 	offLTLB    = int32(unsafe.Offsetof(Hart{}.ltlb))
@@ -60,10 +68,13 @@ func init() {
 // xm is the memory operand of guest register i.
 func xm(i uint8) mem { return at(rH, offX+8*int32(i)) }
 
-// jitOp reports whether the translator handles op kind k; a block is
+// fm is the memory operand of FP register i.
+func fm(i uint8) mem { return at(rH, offF+8*int32(i)) }
+
+// jitOp reports whether the translator handles op o; a block is
 // translated up to its first op that is not.
-func jitOp(k isa.Op) bool {
-	switch k {
+func jitOp(o *op) bool {
+	switch o.kind {
 	case isa.LUI, isa.AUIPC, isa.JAL, isa.JALR,
 		isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
 		isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD,
@@ -75,8 +86,13 @@ func jitOp(k isa.Op) bool {
 		isa.ADDW, isa.SUBW, isa.SLLW, isa.SRLW, isa.SRAW,
 		isa.MUL, isa.MULH, isa.MULHSU, isa.MULHU, isa.DIV, isa.DIVU, isa.REM, isa.REMU,
 		isa.MULW, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW,
-		isa.FENCE:
+		isa.FENCE,
+		isa.FLD, isa.FSD, isa.FLW, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
 		return true
+	case isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D:
+		return o.rm == isa.RNE || o.rm == isa.DYN
+	case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+		return cpu.X86.HasFMA && (o.rm == isa.RNE || o.rm == isa.DYN)
 	}
 	return false
 }
@@ -103,7 +119,7 @@ type miss struct {
 // jitPrefix is the number of leading ops of b the translator handles.
 func jitPrefix(b *block) int {
 	n := 0
-	for n < len(b.ops) && jitOp(b.ops[n].kind) {
+	for n < len(b.ops) && jitOp(&b.ops[n]) {
 		n++
 	}
 	return n
@@ -166,6 +182,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	a.store64(at(rH, offJRem), rRem)
 	a.store64(at(rH, offJReason), rax)
 	a.store64(at(rH, offJK), rcx)
+	a.mxcsr(3, at(rH, offJMXCSR))
 	a.ret()
 	return a.b, goOff
 }
@@ -459,6 +476,10 @@ func (l *lowering) op(o *op, i int) bool {
 		l.div(o)
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
+	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
+		isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D,
+		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+		l.fp(o, i)
 	default:
 		panic("jit: lowering an op jitOp refuses")
 	}
@@ -594,5 +615,96 @@ func (l *lowering) store(o *op, k int) {
 		a.store32(m, rcx)
 	case 8:
 		a.store64(m, rcx)
+	}
+}
+
+// fp lowers the F and D ops the JIT handles: loads, stores, sign
+// injection, and double-precision arithmetic on the host's SSE2 and FMA
+// units in round-to-nearest-even, which give the same IEEE 754 results as
+// softfloat except for NaNs. A NaN result leaves to the interpreter before
+// the op is written back, which recomputes it (canonical NaN) with its
+// flags; the host's flags for such an op (invalid only) are a subset of
+// the interpreter's, so accruing both is exact. Other flags accrue in
+// MXCSR and reach fflags at every exit (runJIT), as they would op by op.
+func (l *lowering) fp(o *op, k int) {
+	a := &l.a
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	// mstatus.FS off: illegal instruction, which the interpreter raises.
+	a.testMI(at(rH, offMstatus), mstatusFS)
+	a.jcc(ccE, ms.l)
+	if usesRM(o.kind) && o.rm == isa.DYN {
+		a.aluMI(aluCmp, at(rH, offFrm), isa.RNE)
+		a.jcc(ccNE, ms.l)
+	}
+	dirty := true
+	switch o.kind {
+	case isa.FLD, isa.FLW:
+		a.load64(rax, xm(o.rs1))
+		if o.imm != 0 {
+			a.aluRI(aluAdd, rax, int32(o.imm))
+		}
+		if o.kind == isa.FLD {
+			l.tlbProbe(rLT, 8, k)
+			a.load64(rcx, at(rax, 0))
+		} else {
+			l.tlbProbe(rLT, 4, k)
+			a.loadU32(rcx, at(rax, 0))
+			a.movImm(rdx, boxMask-1<<64)
+			a.aluRR(aluOr, rcx, rdx)
+		}
+		a.store64(fm(o.rd), rcx)
+	case isa.FSD, isa.FSW:
+		dirty = false
+		a.load64(rax, xm(o.rs1))
+		if o.imm != 0 {
+			a.aluRI(aluAdd, rax, int32(o.imm))
+		}
+		if o.kind == isa.FSD {
+			l.tlbProbe(rST, 8, k)
+			a.load64(rcx, fm(o.rs2))
+			a.store64(at(rax, 0), rcx)
+		} else {
+			l.tlbProbe(rST, 4, k)
+			a.load64(rcx, fm(o.rs2))
+			a.store32(at(rax, 0), rcx)
+		}
+	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
+		a.load64(rax, fm(o.rs1))
+		a.load64(rcx, fm(o.rs2))
+		if o.kind == isa.FSGNJN_D {
+			a.not(rcx)
+		}
+		a.shiftRI(shiftShr, rcx, 63)
+		a.shiftRI(shiftShl, rcx, 63)
+		if o.kind == isa.FSGNJX_D {
+			a.aluRR(aluXor, rax, rcx)
+		} else {
+			a.shiftRI(shiftShl, rax, 1)
+			a.shiftRI(shiftShr, rax, 1)
+			a.aluRR(aluOr, rax, rcx)
+		}
+		a.store64(fm(o.rd), rax)
+	default:
+		const xmm0, xmm1 = reg(0), reg(1)
+		switch o.kind {
+		case isa.FSQRT_D:
+			a.sseArith(0x51, xmm0, fm(o.rs1))
+		case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+			op := map[isa.Op]byte{isa.FMADD_D: 0xa9, isa.FMSUB_D: 0xab, isa.FNMSUB_D: 0xad, isa.FNMADD_D: 0xaf}[o.kind]
+			a.movsdLoad(xmm0, fm(o.rs1))
+			a.movsdLoad(xmm1, fm(o.rs2))
+			a.fma213(op, xmm0, xmm1, fm(o.rs3))
+		default:
+			op := map[isa.Op]byte{isa.FADD_D: 0x58, isa.FSUB_D: 0x5c, isa.FMUL_D: 0x59, isa.FDIV_D: 0x5e}[o.kind]
+			a.movsdLoad(xmm0, fm(o.rs1))
+			a.sseArith(op, xmm0, fm(o.rs2))
+		}
+		a.ucomisdRR(xmm0, xmm0)
+		a.jcc(ccP, ms.l)
+		a.movsdStore(fm(o.rd), xmm0)
+	}
+	if dirty {
+		a.aluMI(aluOr, at(rH, offMstatus), mstatusFS)
 	}
 }
