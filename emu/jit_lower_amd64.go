@@ -108,6 +108,9 @@ type lowering struct {
 	exitB   *label   // boundary exit: nothing of the block at rPC has run
 	exitM   *label   // mid-block exit: ecx holds k
 	misses  []miss
+
+	host       [256]reg // host register caching each guest register, or 0
+	cachedList []uint8  // the cached guest registers
 }
 
 // miss is an out-of-line exit before op k (a TLB miss).
@@ -139,6 +142,9 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		l.entries = append(l.entries, newLabel())
 	}
 	a := &l.a
+	l.assignRegs()
+	l.loadCached() // the chain entry
+	post := newLabel()
 	for mi, b := range members {
 		l.cur = offs[mi]
 		n := jitPrefix(b)
@@ -148,7 +154,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		a.jcc(ccB, l.exitB)
 		l.coverage()
 		if mi == 0 {
-			goOff = len(a.b)
+			a.bind(post)
 		}
 		a.aluRI(aluSub, rRem, size)
 		ended := false
@@ -169,6 +175,11 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		a.movImm(rcx, int64(ms.k))
 		a.jmp(l.exitM)
 	}
+	// The run-loop entry: the run loop checked the budget and counted
+	// coverage.
+	goOff = len(a.b)
+	l.loadCached()
+	a.jmp(post)
 	// Exits: store the state the run loop reads and return to jitCall.
 	a.bind(l.exitB)
 	a.zero(rcx)
@@ -178,6 +189,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	a.bind(l.exitM)
 	a.movImm(rax, jitExitMid)
 	a.bind(done)
+	l.writeBack()
 	a.store64(at(rH, offJPC), rPC)
 	a.store64(at(rH, offJRem), rRem)
 	a.store64(at(rH, offJReason), rax)
@@ -211,6 +223,7 @@ func (l *lowering) jumpTo(delta int64) {
 // coverage counts the edge into this block as runSlice does, when the
 // machine collects coverage; a count that reaches a new bucket leaves to
 // the run loop before anything is written, so that it records the bucket.
+// It uses rax, rcx and rdx only (the others may cache guest registers).
 func (l *lowering) coverage() {
 	a := &l.a
 	skip := newLabel()
@@ -224,23 +237,25 @@ func (l *lowering) coverage() {
 	a.movRR(rax, rPC)
 	a.shiftRI(shiftShr, rax, 1)
 	a.movImm(rcx, 0x9e3779b1)
-	a.imulRR(rax, rcx)
+	a.imulRR(rax, rcx) // cur
 	a.movRR(rdx, rax)
 	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
 	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
-	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf))
+	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
 	a.shiftRI(shiftShr, rax, 1)
-	a.load64(rcx, at(rH, offJCov))
-	a.loadU8(rsi, atIdx(rcx, rdx, 1, 0))
-	a.aluRI(aluCmp, rsi, 255)
+	a.store64(at(rH, offJTmp), rax) // the next covPrev
+	a.aluRM(aluAdd, rdx, at(rH, offJCov))
+	a.loadU8(rax, at(rdx, 0))
+	a.aluRI(aluCmp, rax, 255)
 	a.jcc(ccE, commit)
-	a.lea(rdi, at(rsi, 1))
-	a.testRR(rdi, rsi)
+	a.lea(rcx, at(rax, 1))
+	a.testRR(rcx, rax)
 	a.jcc(ccE, l.exitB) // a power of two: a new bucket
-	a.aluRI(aluCmp, rdi, 3)
+	a.aluRI(aluCmp, rcx, 3)
 	a.jcc(ccE, l.exitB)
-	a.store8(atIdx(rcx, rdx, 1, 0), rdi)
+	a.store8(at(rdx, 0), rcx)
 	a.bind(commit)
+	a.load64(rax, at(rH, offJTmp))
 	a.store64(at(rH, offCovPrev), rax)
 	a.bind(skip)
 }
@@ -266,15 +281,151 @@ func (l *lowering) chain() {
 	a.load64(rcx, at(rcx, offBJit))
 	a.testRR(rcx, rcx)
 	a.jcc(ccE, l.exitB)
+	l.writeBack()
 	a.jmpR(rcx)
+}
+
+// Guest register caching. A region keeps its most used integer registers
+// in host registers from its entry to its exits: loaded at the head's
+// entries, written back at every exit and before chaining to another
+// translation. Everything else lives in h.x.
+var cacheRegs = [...]reg{rsi, rdi, r8, r9, r14}
+
+// assignRegs picks the guest registers the region caches: the most used,
+// if used at least twice.
+func (l *lowering) assignRegs() {
+	var uses [32]int
+	for mi, b := range l.members {
+		n := jitPrefix(b)
+		for i := 0; i < n; i++ {
+			o := &b.ops[i]
+			for _, r := range opRegs(o) {
+				if r != 0 && r < 32 {
+					uses[r]++
+				}
+			}
+		}
+		_ = mi
+	}
+	for k := range cacheRegs {
+		best, bestN := 0, 1
+		for r := 1; r < 32; r++ {
+			if uses[r] > bestN {
+				best, bestN = r, uses[r]
+			}
+		}
+		if best == 0 {
+			break
+		}
+		uses[best] = 0
+		l.host[best] = cacheRegs[k]
+		l.cachedList = append(l.cachedList, uint8(best))
+	}
+}
+
+// opRegs lists the integer registers op o reads or writes.
+func opRegs(o *op) []uint8 {
+	switch o.kind {
+	case isa.LUI, isa.AUIPC, isa.JAL:
+		return []uint8{o.rd}
+	case isa.FLD, isa.FLW, isa.FSD, isa.FSW:
+		return []uint8{o.rs1}
+	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D, isa.FADD_D, isa.FSUB_D, isa.FMUL_D,
+		isa.FDIV_D, isa.FSQRT_D, isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D, isa.FENCE:
+		return nil
+	case isa.SB, isa.SH, isa.SW, isa.SD, isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		return []uint8{o.rs1, o.rs2}
+	}
+	return []uint8{o.rd, o.rs1, o.rs2}
+}
+
+// loadCached loads every cached guest register into its host register.
+func (l *lowering) loadCached() {
+	for _, r := range l.cachedList {
+		l.a.load64(l.host[r], xm(r))
+	}
+}
+
+// writeBack stores every cached guest register to h.x.
+func (l *lowering) writeBack() {
+	for _, r := range l.cachedList {
+		l.a.store64(xm(r), l.host[r])
+	}
+}
+
+// getX reads guest register r into dst.
+func (l *lowering) getX(dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		if h != dst {
+			l.a.movRR(dst, h)
+		}
+		return
+	}
+	l.a.load64(dst, xm(r))
+}
+
+// aluX: dst op= guest register r.
+func (l *lowering) aluX(op aluOp, dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		l.a.aluRR(op, dst, h)
+		return
+	}
+	l.a.aluRM(op, dst, xm(r))
+}
+
+// aluX32: dst32 op= guest register r (low 32 bits).
+func (l *lowering) aluX32(op aluOp, dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		l.a.aluRR32(op, dst, h)
+		return
+	}
+	l.a.aluRM32(op, dst, xm(r))
 }
 
 // setX writes src to guest register rd (nothing for x0).
 func (l *lowering) setX(rd uint8, src reg) {
-	if rd != regSink {
-		l.a.store64(xm(rd), src)
+	if rd == regSink {
+		return
 	}
+	if h := l.host[rd]; h != 0 {
+		if h != src {
+			l.a.movRR(h, src)
+		}
+		return
+	}
+	l.a.store64(xm(rd), src)
 }
+
+// setXImm writes a constant to guest register rd.
+func (l *lowering) setXImm(rd uint8, v int64) {
+	if rd == regSink {
+		return
+	}
+	if h := l.host[rd]; h != 0 {
+		l.a.movImm(h, v)
+		return
+	}
+	if v >= -1<<31 && v < 1<<31 {
+		l.a.storeMI(xm(rd), int32(v))
+		return
+	}
+	l.a.movImm(rax, v)
+	l.a.store64(xm(rd), rax)
+}
+
+var (
+	branchCond = map[isa.Op]cond{isa.BEQ: ccE, isa.BNE: ccNE, isa.BLT: ccL, isa.BGE: ccGE, isa.BLTU: ccB, isa.BGEU: ccAE}
+	immALU     = map[isa.Op]aluOp{isa.ADDI: aluAdd, isa.XORI: aluXor, isa.ORI: aluOr, isa.ANDI: aluAnd}
+	regALU     = map[isa.Op]aluOp{isa.ADD: aluAdd, isa.SUB: aluSub, isa.XOR: aluXor, isa.OR: aluOr, isa.AND: aluAnd}
+	shifts     = map[isa.Op]shiftOp{isa.SLLI: shiftShl, isa.SRLI: shiftShr, isa.SRAI: shiftSar,
+		isa.SLL: shiftShl, isa.SRL: shiftShr, isa.SRA: shiftSar,
+		isa.SLLW: shiftShl, isa.SRLW: shiftShr, isa.SRAW: shiftSar,
+		isa.SLLIW: shiftShl, isa.SRLIW: shiftShr, isa.SRAIW: shiftSar}
+	loadSize  = map[isa.Op]int{isa.LB: 1, isa.LBU: 1, isa.LH: 2, isa.LHU: 2, isa.LW: 4, isa.LWU: 4, isa.LD: 8}
+	storeSize = map[isa.Op]int{isa.SB: 1, isa.SH: 2, isa.SW: 4, isa.SD: 8}
+	fmaOp     = map[isa.Op]byte{isa.FMADD_D: 0xa9, isa.FMSUB_D: 0xab, isa.FNMSUB_D: 0xad, isa.FNMADD_D: 0xaf}
+	sseOp     = map[isa.Op]byte{isa.FADD_D: 0x58, isa.FSUB_D: 0x5c, isa.FMUL_D: 0x59, isa.FDIV_D: 0x5e}
+)
 
 // op lowers one op; it reports whether it ended the block (a control
 // transfer, which chains).
@@ -283,9 +434,7 @@ func (l *lowering) op(o *op, i int) bool {
 	pcOff := int64(o.off)
 	switch o.kind {
 	case isa.LUI:
-		if o.rd != regSink {
-			a.storeMI(xm(o.rd), int32(o.imm))
-		}
+		l.setXImm(o.rd, o.imm)
 	case isa.AUIPC:
 		if o.rd != regSink {
 			a.movImm(rax, pcOff+o.imm)
@@ -300,7 +449,7 @@ func (l *lowering) op(o *op, i int) bool {
 		l.jumpTo(pcOff + o.imm)
 		return true
 	case isa.JALR:
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
 		a.aluRI(aluAdd, rax, int32(o.imm))
 		a.aluRI(aluAnd, rax, -2)
 		if o.rd != regSink {
@@ -311,11 +460,10 @@ func (l *lowering) op(o *op, i int) bool {
 		l.chain()
 		return true
 	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
-		c := map[isa.Op]cond{isa.BEQ: ccE, isa.BNE: ccNE, isa.BLT: ccL, isa.BGE: ccGE, isa.BLTU: ccB, isa.BGEU: ccAE}[o.kind]
 		taken := newLabel()
-		a.load64(rax, xm(o.rs1))
-		a.aluRM(aluCmp, rax, xm(o.rs2))
-		a.jcc(c, taken)
+		l.getX(rax, o.rs1)
+		l.aluX(aluCmp, rax, o.rs2)
+		a.jcc(branchCond[o.kind], taken)
 		l.jumpTo(pcOff + int64(o.len))
 		a.bind(taken)
 		l.jumpTo(pcOff + o.imm)
@@ -330,20 +478,24 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.rd == regSink {
 			break
 		}
-		op := map[isa.Op]aluOp{isa.ADDI: aluAdd, isa.XORI: aluXor, isa.ORI: aluOr, isa.ANDI: aluAnd}[o.kind]
-		if o.rd == o.rs1 {
-			a.aluMI(op, xm(o.rd), int32(o.imm))
-			break
-		}
+		op := immALU[o.kind]
 		if o.rs1 == 0 {
 			v := o.imm // x0 op imm
 			if o.kind == isa.ANDI {
 				v = 0
 			}
-			a.storeMI(xm(o.rd), int32(v))
+			l.setXImm(o.rd, v)
 			break
 		}
-		a.load64(rax, xm(o.rs1))
+		if o.rd == o.rs1 {
+			if h := l.host[o.rd]; h != 0 {
+				a.aluRI(op, h, int32(o.imm))
+			} else {
+				a.aluMI(op, xm(o.rd), int32(o.imm))
+			}
+			break
+		}
+		l.getX(rax, o.rs1)
 		a.aluRI(op, rax, int32(o.imm))
 		l.setX(o.rd, rax)
 	case isa.SLTI, isa.SLTIU:
@@ -355,7 +507,7 @@ func (l *lowering) op(o *op, i int) bool {
 			c = ccB
 		}
 		a.zero(rdx)
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
 		a.aluRI(aluCmp, rax, int32(o.imm))
 		a.setcc(c, rdx)
 		l.setX(o.rd, rdx)
@@ -363,22 +515,25 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.rd == regSink {
 			break
 		}
-		sh := map[isa.Op]shiftOp{isa.SLLI: shiftShl, isa.SRLI: shiftShr, isa.SRAI: shiftSar}[o.kind]
-		a.load64(rax, xm(o.rs1))
-		a.shiftRI(sh, rax, uint8(o.imm&63))
+		l.getX(rax, o.rs1)
+		a.shiftRI(shifts[o.kind], rax, uint8(o.imm&63))
 		l.setX(o.rd, rax)
 	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
 		if o.rd == regSink {
 			break
 		}
-		op := map[isa.Op]aluOp{isa.ADD: aluAdd, isa.SUB: aluSub, isa.XOR: aluXor, isa.OR: aluOr, isa.AND: aluAnd}[o.kind]
+		op := regALU[o.kind]
 		if o.rd == o.rs1 && o.rs2 != o.rd {
-			a.load64(rax, xm(o.rs2))
+			if h := l.host[o.rd]; h != 0 {
+				l.aluX(op, h, o.rs2)
+				break
+			}
+			l.getX(rax, o.rs2)
 			a.aluMR(op, xm(o.rd), rax)
 			break
 		}
-		a.load64(rax, xm(o.rs1))
-		a.aluRM(op, rax, xm(o.rs2))
+		l.getX(rax, o.rs1)
+		l.aluX(op, rax, o.rs2)
 		l.setX(o.rd, rax)
 	case isa.SLT, isa.SLTU:
 		if o.rd == regSink {
@@ -389,20 +544,18 @@ func (l *lowering) op(o *op, i int) bool {
 			c = ccB
 		}
 		a.zero(rdx)
-		a.load64(rax, xm(o.rs1))
-		a.aluRM(aluCmp, rax, xm(o.rs2))
+		l.getX(rax, o.rs1)
+		l.aluX(aluCmp, rax, o.rs2)
 		a.setcc(c, rdx)
 		l.setX(o.rd, rdx)
 	case isa.SLL, isa.SRL, isa.SRA, isa.SLLW, isa.SRLW, isa.SRAW:
 		if o.rd == regSink {
 			break
 		}
-		sh := map[isa.Op]shiftOp{isa.SLL: shiftShl, isa.SRL: shiftShr, isa.SRA: shiftSar,
-			isa.SLLW: shiftShl, isa.SRLW: shiftShr, isa.SRAW: shiftSar}[o.kind]
 		w := o.kind == isa.SLL || o.kind == isa.SRL || o.kind == isa.SRA
-		a.load64(rcx, xm(o.rs2))
-		a.load64(rax, xm(o.rs1))
-		a.shiftRCL(w, sh, rax)
+		l.getX(rcx, o.rs2)
+		l.getX(rax, o.rs1)
+		a.shiftRCL(w, shifts[o.kind], rax)
 		if !w {
 			a.movsxd(rax, rax)
 		}
@@ -411,7 +564,7 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.rd == regSink {
 			break
 		}
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
 		a.aluRI32(aluAdd, rax, int32(o.imm))
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
@@ -419,9 +572,8 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.rd == regSink {
 			break
 		}
-		sh := map[isa.Op]shiftOp{isa.SLLIW: shiftShl, isa.SRLIW: shiftShr, isa.SRAIW: shiftSar}[o.kind]
-		a.load64(rax, xm(o.rs1))
-		a.shiftRI32(sh, rax, uint8(o.imm&31))
+		l.getX(rax, o.rs1)
+		a.shiftRI32(shifts[o.kind], rax, uint8(o.imm&31))
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.ADDW, isa.SUBW:
@@ -432,17 +584,20 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.kind == isa.SUBW {
 			op = aluSub
 		}
-		a.load64(rax, xm(o.rs1))
-		a.aluRM32(op, rax, xm(o.rs2))
+		l.getX(rax, o.rs1)
+		l.aluX32(op, rax, o.rs2)
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.MUL, isa.MULW:
 		if o.rd == regSink {
 			break
 		}
-		a.load64(rax, xm(o.rs1))
-		a.imulRM(o.kind == isa.MUL, rax, xm(o.rs2))
-		if o.kind == isa.MULW {
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
+		if o.kind == isa.MUL {
+			a.imulRR(rax, rcx)
+		} else {
+			a.opReg(false, rax, rcx, 0x0f, 0xaf) // imul eax, ecx
 			a.movsxd(rax, rax)
 		}
 		l.setX(o.rd, rax)
@@ -450,11 +605,12 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.rd == regSink {
 			break
 		}
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
 		if o.kind == isa.MULH {
-			a.unaryM(5, xm(o.rs2)) // imul: rdx:rax = rax * m, signed
+			a.unaryR(true, 5, rcx) // imul: rdx:rax = rax * rcx, signed
 		} else {
-			a.unaryM(4, xm(o.rs2)) // mul: unsigned
+			a.unaryR(true, 4, rcx) // mul: unsigned
 		}
 		l.setX(o.rd, rdx)
 	case isa.MULHSU:
@@ -462,12 +618,13 @@ func (l *lowering) op(o *op, i int) bool {
 			break
 		}
 		// The unsigned high word, less rs2 when rs1 is negative.
-		a.load64(rax, xm(o.rs1))
-		a.movRR(rcx, rax)
-		a.unaryM(4, xm(o.rs2))
-		a.shiftRI(shiftSar, rcx, 63)
-		a.aluRM(aluAnd, rcx, xm(o.rs2))
-		a.aluRR(aluSub, rdx, rcx)
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
+		a.unaryR(true, 4, rcx)
+		l.getX(rax, o.rs1)
+		a.shiftRI(shiftSar, rax, 63)
+		a.aluRR(aluAnd, rax, rcx)
+		a.aluRR(aluSub, rdx, rax)
 		l.setX(o.rd, rdx)
 	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
 		if o.rd == regSink {
@@ -496,8 +653,8 @@ func (l *lowering) div(o *op) {
 	isRem := o.kind == isa.REM || o.kind == isa.REMU || o.kind == isa.REMW || o.kind == isa.REMUW
 	store := newLabel()
 	normal := newLabel()
-	a.load64(rax, xm(o.rs1))
-	a.load64(rcx, xm(o.rs2))
+	l.getX(rax, o.rs1)
+	l.getX(rcx, o.rs2)
 	if w {
 		a.testRR(rcx, rcx)
 	} else {
@@ -570,8 +727,8 @@ func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 
 func (l *lowering) load(o *op, k int) {
 	a := &l.a
-	size := map[isa.Op]int{isa.LB: 1, isa.LBU: 1, isa.LH: 2, isa.LHU: 2, isa.LW: 4, isa.LWU: 4, isa.LD: 8}[o.kind]
-	a.load64(rax, xm(o.rs1))
+	size := loadSize[o.kind]
+	l.getX(rax, o.rs1)
 	if o.imm != 0 {
 		a.aluRI(aluAdd, rax, int32(o.imm))
 	}
@@ -598,13 +755,13 @@ func (l *lowering) load(o *op, k int) {
 
 func (l *lowering) store(o *op, k int) {
 	a := &l.a
-	size := map[isa.Op]int{isa.SB: 1, isa.SH: 2, isa.SW: 4, isa.SD: 8}[o.kind]
-	a.load64(rax, xm(o.rs1))
+	size := storeSize[o.kind]
+	l.getX(rax, o.rs1)
 	if o.imm != 0 {
 		a.aluRI(aluAdd, rax, int32(o.imm))
 	}
 	l.tlbProbe(rST, size, k)
-	a.load64(rcx, xm(o.rs2))
+	l.getX(rcx, o.rs2)
 	m := at(rax, 0)
 	switch size {
 	case 1:
@@ -640,7 +797,7 @@ func (l *lowering) fp(o *op, k int) {
 	dirty := true
 	switch o.kind {
 	case isa.FLD, isa.FLW:
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
 		if o.imm != 0 {
 			a.aluRI(aluAdd, rax, int32(o.imm))
 		}
@@ -656,7 +813,7 @@ func (l *lowering) fp(o *op, k int) {
 		a.store64(fm(o.rd), rcx)
 	case isa.FSD, isa.FSW:
 		dirty = false
-		a.load64(rax, xm(o.rs1))
+		l.getX(rax, o.rs1)
 		if o.imm != 0 {
 			a.aluRI(aluAdd, rax, int32(o.imm))
 		}
@@ -691,12 +848,12 @@ func (l *lowering) fp(o *op, k int) {
 		case isa.FSQRT_D:
 			a.sseArith(0x51, xmm0, fm(o.rs1))
 		case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
-			op := map[isa.Op]byte{isa.FMADD_D: 0xa9, isa.FMSUB_D: 0xab, isa.FNMSUB_D: 0xad, isa.FNMADD_D: 0xaf}[o.kind]
+			op := fmaOp[o.kind]
 			a.movsdLoad(xmm0, fm(o.rs1))
 			a.movsdLoad(xmm1, fm(o.rs2))
 			a.fma213(op, xmm0, xmm1, fm(o.rs3))
 		default:
-			op := map[isa.Op]byte{isa.FADD_D: 0x58, isa.FSUB_D: 0x5c, isa.FMUL_D: 0x59, isa.FDIV_D: 0x5e}[o.kind]
+			op := sseOp[o.kind]
 			a.movsdLoad(xmm0, fm(o.rs1))
 			a.sseArith(op, xmm0, fm(o.rs2))
 		}
