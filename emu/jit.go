@@ -141,6 +141,9 @@ func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint
 			if slices.Contains(offs, uint64(t)) {
 				continue
 			}
+			// Whether or not this machine ran them yet: a region must be a
+			// function of the page's bytes alone, so that every machine
+			// (every fork) forms the same one and finds it translated.
 			var nb *block
 			if cp != nil {
 				nb = cp.block(uint64(t))

@@ -111,7 +111,12 @@ type lowering struct {
 
 	host       [256]reg // host register caching each guest register, or 0
 	cachedList []uint8  // the cached guest registers
+	dirtyList  []uint8  // those the region writes
 }
+
+// emitBuf is reused by every translation (they run under the arena's
+// lock): the code is copied into the arena when placed.
+var emitBuf = make([]byte, 0, 64<<10)
 
 // miss is an out-of-line exit before op k (a TLB miss).
 type miss struct {
@@ -138,6 +143,8 @@ func jitPrefix(b *block) int {
 // out-of-line exits.
 func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	l := &lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel()}
+	l.a.b = emitBuf[:0]
+	defer func() { emitBuf = l.a.b[:0] }()
 	for range members {
 		l.entries = append(l.entries, newLabel())
 	}
@@ -307,6 +314,15 @@ func (l *lowering) assignRegs() {
 		}
 		_ = mi
 	}
+	var written [32]bool
+	for _, b := range l.members {
+		n := jitPrefix(b)
+		for i := 0; i < n; i++ {
+			if o := &b.ops[i]; writesX(o.kind) && !isFP(o.kind) && o.rd < 32 {
+				written[o.rd] = true
+			}
+		}
+	}
 	for k := range cacheRegs {
 		best, bestN := 0, 1
 		for r := 1; r < 32; r++ {
@@ -320,6 +336,9 @@ func (l *lowering) assignRegs() {
 		uses[best] = 0
 		l.host[best] = cacheRegs[k]
 		l.cachedList = append(l.cachedList, uint8(best))
+		if written[best] {
+			l.dirtyList = append(l.dirtyList, uint8(best))
+		}
 	}
 }
 
@@ -346,9 +365,9 @@ func (l *lowering) loadCached() {
 	}
 }
 
-// writeBack stores every cached guest register to h.x.
+// writeBack stores every cached guest register the region writes to h.x.
 func (l *lowering) writeBack() {
-	for _, r := range l.cachedList {
+	for _, r := range l.dirtyList {
 		l.a.store64(xm(r), l.host[r])
 	}
 }
