@@ -91,13 +91,18 @@ func TestCheckEnginesRunsBothEnginesAndSaysTheyAgree(t *testing.T) {
 	}
 }
 
-func TestTheExploreSummaryNamesTheEngine(t *testing.T) {
+// racyProg builds the explorer's racy test program.
+func racyProg(t *testing.T) string {
 	dir, _ := filepath.Abs(filepath.Join("..", "..", "explorer", "testdata"))
-	prog := guestbuild.BuildSpec(t, guestbuild.Spec{
+	return guestbuild.BuildSpec(t, guestbuild.Spec{
 		Name:         "explorer-racy",
 		Dirs:         []string{filepath.Join(dir, "crt"), filepath.Join(dir, "racy")},
 		LinkerScript: filepath.Join(dir, "crt", "link.ld"),
 	})
+}
+
+func TestTheExploreSummaryNamesTheEngine(t *testing.T) {
+	prog := racyProg(t)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "explore", "--elf", prog, "--smp", "2", "--universes", "8", "--engine", "interp", "--out", out)
 	if code != 0 && code != 1 {
@@ -115,5 +120,32 @@ func TestTheExploreSummaryNamesTheEngine(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &sum); err != nil || sum.Engine != "interp" {
 		t.Fatalf("summary.json engine %q (%v), want interp:\n%s", sum.Engine, err, b)
+	}
+}
+
+func TestTheSweepNamesTheEngineOnItsLinesAndInItsHostRecord(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "sweep.json")
+	code, stdout, stderr := runCLI(t, "sweep", "--elf", racyProg(t), "--smp", "2", "--seeds", "1..4", "--engine", "interp", "--out", dir, "--json", js)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit code %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	if strings.Count(stdout, "engine interp") != 2 {
+		t.Fatalf("the first and the summary line should name the engine:\n%s", stdout)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Host []struct {
+			Engine string `json:"engine"`
+		} `json:"host"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil || len(f.Host) != 1 || f.Host[0].Engine != "interp" {
+		t.Fatalf("host records %+v (%v), want one with engine interp", f.Host, err)
+	}
+	if strings.Contains(stdout, "--engine") {
+		t.Fatalf("a rerun command names the engine (a host setting):\n%s", stdout)
 	}
 }
