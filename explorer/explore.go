@@ -45,8 +45,8 @@ type Result struct {
 	Corpus       int
 	ICount       uint64
 	// Engine ran every machine (the spec's, see Spec.SetEngine); JIT sums
-	// what the JIT did over every universe's machines (zero under the
-	// interpreter). Neither ever changes another field.
+	// what the JIT did over every universe's machines, the boot's too
+	// (zero under the interpreter). Neither ever changes another field.
 	Engine  emu.Engine
 	JIT     emu.JITStats
 	Elapsed time.Duration
@@ -128,6 +128,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Boot = boot
+	addJIT(&res.JIT, boot.JIT)
 	global.merge(boot.cov) // the boot's edges are no news to any universe
 
 	jobs := make(chan job)
