@@ -50,8 +50,8 @@ func engineStats(e emu.Engine, s emu.JITStats) string {
 		s.Blocks, s.GuestBytes, s.Entries, s.Insns, c.Translations, c.HostBytes, c.Limit)
 }
 
-// engineNote names the engine for a summary line that has no per-machine
-// counts (fork, explore, sweep): for the JIT, with the shared cache.
+// engineNote names the engine for a summary line without per-machine
+// counts (fork's): for the JIT, with the shared cache.
 func engineNote(e emu.Engine) string {
 	if e != emu.EngineJIT {
 		return "engine " + e.String()
