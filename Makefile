@@ -44,6 +44,7 @@ bench: deps build guest-images
 	@scripts/bench.sh
 	@scripts/bench-boot.sh
 	@scripts/bench-fork.sh
+	@scripts/bench-explore.sh
 
 clean:
 	rm -rf bin build

@@ -38,6 +38,14 @@ type block struct {
 	pa    uint64 // physical address of the first instruction
 	size  uint64 // bytes covered
 	valid bool
+
+	// JIT (jit.go): host code entry points once translated, or 0.
+	// Translated code reads valid and jit, so their offsets are known to it.
+	jit   uintptr // entry from other translations
+	jitGo uintptr // entry from the run loop
+	hits  uint32  // runs by the interpreter while not translated
+	noJIT bool    // nothing of it can be translated
+	tr    *jitTrans
 }
 
 // codePage holds the blocks that start in one physical page, indexed by

@@ -7,19 +7,21 @@ import (
 	"everett/isa"
 )
 
-// exec runs the first n ops of block b, whose first instruction is at virtual
-// address vpc. It returns how many instruction slots were used: ops that
-// completed plus, if h.trapped is set, the op that trapped. On return h.pc is
-// the next instruction to execute (or the trap handler).
+// exec runs ops start..n-1 of block b, whose first instruction is at
+// virtual address vpc (start is 0 except where the JIT ran ops 0..start-1
+// already). It returns how many instruction slots of the block were used,
+// counted from op 0: ops that completed plus, if h.trapped is set, the op
+// that trapped. On return h.pc is the next instruction to execute (or the
+// trap handler).
 //
 // This is the interpreter's hot loop: registers and TLBs are reached through
 // locals, each op is one case of a switch on a small integer, and the common
 // path of a load or store is a TLB probe and a host memory access.
-func (h *Hart) exec(b *block, vpc uint64, n int) int {
+func (h *Hart) exec(b *block, vpc uint64, start, n int) int {
 	ops := b.ops[:n]
 	x := &h.x
 	h.trapped = false
-	for i := range ops {
+	for i := start; i < len(ops); i++ {
 		o := &ops[i]
 		switch o.kind {
 		case isa.LUI: // lui

@@ -115,6 +115,10 @@ type tlbEntry struct {
 	tag  uint64         // virtual page number, or tlbNone
 	host unsafe.Pointer // host address of the physical page (loads, stores)
 	ppn  uint64         // physical page number
+	// addend is the host address of the page minus the virtual address
+	// of its start: the JIT's loads and stores add it to the guest
+	// address (host keeps the page alive).
+	addend uintptr
 }
 
 type tlbSet struct {
@@ -212,6 +216,7 @@ type Hart struct {
 	stlb  *[tlbSize]tlbEntry
 	epoch uint64 // bumped when translations change; part of jcEntry.ctx
 	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
+	j     jitState
 }
 
 // hartCaches are a hart's TLBs and jump cache.

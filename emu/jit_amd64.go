@@ -2,7 +2,302 @@
 
 package emu
 
+import (
+	"encoding/binary"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
 const jitSupported = true
 
+// jitCall enters translated code (jit_amd64.s).
+//
+//go:noescape
+func jitCall(enter, target uintptr, h unsafe.Pointer)
+
+// The shared translation cache. Translations are pure functions of a
+// block's instruction bytes (they take the block's virtual pc in a
+// register), so every machine in the process, every fork, shares them:
+// a universe forked from a booted snapshot finds the kernel's hot code
+// translated already. The cache is never part of a snapshot or a hash.
+//
+// Code lives in one reserved address range, filled in chunks: a chunk is
+// mapped read-write while translations are written into it and then
+// sealed read-execute (never both, W^X); a translation becomes runnable
+// when its chunk is sealed. A chunk seals when it is full, or early when a
+// block waiting for its translation keeps running (jitSealEvery). When the
+// range is full, nothing more is translated: the cache is bounded.
+const (
+	jitRangeBytes = 512 << 20 // the bound on host code
+	jitChunkBytes = 256 << 10
+)
+
+type jitArena struct {
+	mu     sync.Mutex
+	mem    []byte  // the reserved range
+	base   uintptr // its address; 0 until made
+	failed bool    // the range could not be reserved: no JIT
+	pos    uintptr // next free byte (offset)
+	end    uintptr // end of the writable chunk (offset); pos..end is writable
+	lo     uintptr // start of the writable chunk (offset)
+	chunk  *jitChunk
+	wait   []*jitTrans // translations in the writable chunk
+	byKey  map[string]*jitTrans
+	enter  uintptr
+	trans  uint64
+	bytes  uint64
+}
+
+var arena jitArena
+
 // JITCache returns the statistics of the shared translation cache.
-func JITCache() JITCacheStats { return JITCacheStats{} }
+func JITCache() JITCacheStats {
+	arena.mu.Lock()
+	defer arena.mu.Unlock()
+	return JITCacheStats{Translations: arena.trans, HostBytes: arena.bytes, Limit: jitRangeBytes}
+}
+
+// init reserves the range and writes the entry stub. Called with mu held.
+func (ar *jitArena) init() bool {
+	if ar.base != 0 || ar.failed {
+		return !ar.failed
+	}
+	mem, err := unix.Mmap(-1, 0, jitRangeBytes, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
+	if err != nil {
+		ar.failed = true
+		return false
+	}
+	ar.mem = mem
+	ar.base = uintptr(unsafe.Pointer(&mem[0]))
+	ar.byKey = make(map[string]*jitTrans)
+	// The entry stub: load the registers translations keep constant
+	// (jit_lower_amd64.go), then jump to the target in rax.
+	var a emitter
+	a.load64(rJC, at(rH, offC))
+	a.aluRI(aluAdd, rJC, offJC)
+	a.load64(rLT, at(rH, offLTLB))
+	a.load64(rST, at(rH, offSTLB))
+	a.load64(rRem, at(rH, offJRem))
+	a.load64(rPC, at(rH, offJPC))
+	a.mxcsr(2, at(rH, offJMXIn))
+	a.jmpR(rax)
+	off, ok := ar.place(a.b)
+	if !ok {
+		ar.failed = true
+		return false
+	}
+	ar.enter = ar.base + off
+	ar.seal()
+	return true
+}
+
+// place copies code into the writable chunk, opening one if needed, and
+// returns its offset. Called with mu held.
+func (ar *jitArena) place(code []byte) (uintptr, bool) {
+	n := uintptr(len(code))
+	if ar.chunk == nil || ar.pos+n > ar.end {
+		ar.seal()
+		start := ar.pos
+		size := max(uintptr(jitChunkBytes), (n+pageSize-1)&^(pageSize-1))
+		if start+size > jitRangeBytes {
+			return 0, false // full
+		}
+		if err := unix.Mprotect(ar.slice(start, size), unix.PROT_READ|unix.PROT_WRITE); err != nil {
+			return 0, false
+		}
+		ar.lo, ar.end = start, start+size
+		ar.chunk = &jitChunk{}
+	}
+	off := ar.pos
+	copy(ar.slice(off, n), code)
+	ar.pos += n
+	return off, true
+}
+
+// seal makes the writable chunk's used pages executable and its
+// translations runnable. Called with mu held.
+func (ar *jitArena) seal() {
+	if ar.chunk == nil {
+		return
+	}
+	used := (ar.pos + pageSize - 1) &^ (pageSize - 1)
+	if used > ar.lo {
+		if err := unix.Mprotect(ar.slice(ar.lo, used-ar.lo), unix.PROT_READ|unix.PROT_EXEC); err != nil {
+			panic("jit: mprotect of sealed code failed: " + err.Error())
+		}
+	}
+	if ar.end > used {
+		// The unused rest of the chunk goes back to no access.
+		if err := unix.Mprotect(ar.slice(used, ar.end-used), unix.PROT_NONE); err != nil {
+			panic("jit: mprotect of unused code pages failed: " + err.Error())
+		}
+	}
+	for _, t := range ar.wait {
+		t.chain.Store(ar.base + t.chainAt)
+		t.goEntry.Store(ar.base + t.goAt)
+	}
+	ar.wait = ar.wait[:0]
+	ar.chunk.sealed.Store(true)
+	ar.chunk = nil
+	ar.pos, ar.end, ar.lo = used, used, used
+}
+
+// slice is the range [off, off+n) as a byte slice, for mprotect and copy.
+func (ar *jitArena) slice(off, n uintptr) []byte {
+	return ar.mem[off : off+n : off+n]
+}
+
+// jitKey is a region's cache key: the head's page offset, then each
+// member's page offset and instruction bytes.
+func jitKey(members []*block, offs []uint64) string {
+	var buf []byte
+	buf = binary.LittleEndian.AppendUint16(buf, uint16(offs[0]))
+	for mi, b := range members {
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(offs[mi]))
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(b.ops)))
+		for i := range b.ops {
+			o := &b.ops[i]
+			buf = append(buf, byte(o.raw), byte(o.raw>>8))
+			if o.len == 4 {
+				buf = append(buf, byte(o.raw>>16), byte(o.raw>>24))
+			}
+		}
+	}
+	return string(buf)
+}
+
+// jitTranslate returns the shared translation of the region headed by
+// block b, translating it if no machine has, or nil if b cannot be
+// translated (or the cache is full). The translation may not be runnable
+// yet (see jitArena).
+func (m *Machine) jitTranslate(b *block) *jitTrans {
+	if jitPrefix(b) == 0 {
+		return nil
+	}
+	members, offs := m.jitRegion(b, jitPrefix)
+	key := jitKey(members, offs)
+	ar := &arena
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if !ar.init() {
+		return nil
+	}
+	if t, ok := ar.byKey[key]; ok {
+		return t
+	}
+	code, goOff := translateRegion(members, offs)
+	off, ok := ar.place(code)
+	if !ok {
+		return nil
+	}
+	t := &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
+	ar.byKey[key] = t
+	ar.wait = append(ar.wait, t)
+	ar.trans++
+	ar.bytes += uint64(len(code))
+	return t
+}
+
+// jitSeal seals chunk c if it is still the writable one.
+func jitSeal(c *jitChunk) {
+	if c == nil || c.sealed.Load() {
+		return
+	}
+	arena.mu.Lock()
+	defer arena.mu.Unlock()
+	if arena.chunk == c {
+		arena.seal()
+	}
+}
+
+// runJIT runs hart h from block b (at virtual pc, fully inside budget, its
+// coverage counted) in host code, then finishes in the interpreter what
+// the host code left, and accounts for it all as runSlice would have.
+func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
+	j := &h.j
+	j.pc, j.rem = pc, budget
+	if m.cov != nil {
+		j.cov = unsafe.Pointer(&m.cov[0])
+		j.covLo, j.covSpan, j.covMask, j.covHalf = m.covLo, m.covSpan, m.covMask, 0
+		if h.priv == PrivU {
+			j.covHalf = m.covHalf
+		}
+	} else {
+		j.cov = nil
+	}
+	j.mxcsrIn = mxcsrDefault
+	jitCall(arena.enter, b.jitGo, unsafe.Pointer(h))
+	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
+		h.fflags |= fflagsOfMXCSR(fl)
+	}
+	done := budget - j.rem
+	h.pc = j.pc
+	m.jitStats.Entries++
+	if j.reason == jitExitMid {
+		// The block is a member of the region that was running: in the
+		// page the region's head is in, mapped, so lookup finds or decodes
+		// it without a fault.
+		b2 := h.lookup()
+		if b2 == nil || b2.noJIT && b2 == &m.scratch {
+			panic("jit: mid-block exit from a block lookup cannot find")
+		}
+		n := uint64(len(b2.ops))
+		done -= n
+		h.steps += done
+		h.retired += done
+		h.local += done
+		m.icount += done
+		used := h.exec(b2, h.pc, int(j.k), int(n))
+		retired := used
+		if h.trapped {
+			retired--
+		}
+		h.steps += uint64(used)
+		h.retired += uint64(retired)
+		h.local += uint64(used)
+		m.icount += uint64(used)
+		h.trapped = false
+		m.jitStats.Insns += done + j.k
+	} else {
+		h.steps += done
+		h.retired += done
+		h.local += done
+		m.icount += done
+		m.jitStats.Insns += done
+	}
+	h.pos = 0
+	if h.mip&h.mie != 0 {
+		h.checkInterrupts()
+	}
+}
+
+// MXCSR (Intel SDM vol. 1 §10.2.3): all exceptions masked, round to
+// nearest even, no DAZ/FTZ; the flags are bits 0-5.
+const (
+	mxcsrDefault = 0x1f80
+	mxcsrFlags   = 0x3d // IE, ZE, OE, UE, PE (not DE, the denormal-operand flag)
+)
+
+// fflagsOfMXCSR maps MXCSR exception flags to fflags (Unprivileged §11.2):
+// IE->NV, ZE->DZ, OE->OF, UE->UF, PE->NX.
+func fflagsOfMXCSR(m uint32) uint64 {
+	var f uint64
+	if m&1 != 0 {
+		f |= 0x10
+	}
+	if m&4 != 0 {
+		f |= 0x08
+	}
+	if m&8 != 0 {
+		f |= 0x04
+	}
+	if m&16 != 0 {
+		f |= 0x02
+	}
+	if m&32 != 0 {
+		f |= 0x01
+	}
+	return f
+}

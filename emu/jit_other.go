@@ -7,3 +7,11 @@ const jitSupported = false
 // JITCache returns the statistics of the shared translation cache: empty on
 // hosts without the JIT.
 func JITCache() JITCacheStats { return JITCacheStats{} }
+
+func (m *Machine) jitTranslate(*block) *jitTrans { return nil }
+
+func jitSeal(*jitChunk) {}
+
+func (m *Machine) runJIT(*Hart, *block, uint64, uint64) {
+	panic("emu: the JIT runs only on linux/amd64")
+}

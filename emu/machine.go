@@ -596,6 +596,17 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				}
 			}
 		}
+		if b != nil && m.engine == EngineJIT && !m.bpOn && m.Tracer == nil {
+			if b.jitGo == 0 && !b.noJIT {
+				m.jitPrepare(b)
+			}
+			if b.jitGo != 0 && uint64(len(b.ops)) <= budget && h.mip&h.mie == 0 {
+				// Host code: it runs this block and the ones it chains to,
+				// and leaves what it cannot do to exec (jit.go).
+				m.runJIT(h, b, pc, budget)
+				continue
+			}
+		}
 		var used int
 		var raw uint32
 		if b == nil {
@@ -623,7 +634,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				n = int(budget)
 			}
 			raw = b.ops[0].raw
-			used = h.exec(b, pc, n)
+			used = h.exec(b, pc, 0, n)
 		}
 		retired := used
 		if h.trapped {
@@ -712,6 +723,7 @@ func (h *Hart) crossPage(pa uint64) *block {
 	b.pa = pa
 	b.size = 4
 	b.valid = true
+	b.noJIT = true // reused for every such instruction: never translated
 	return b
 }
 

@@ -169,6 +169,7 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		e.tag = va >> pageShift
 		e.host = unsafe.Pointer(p)
 		e.ppn = pa >> pageShift
+		e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
 		h.ram.setFlag(pn, pfLoaded)
 		return readLE(p[pa&pageMask:], size), true
 	}
@@ -271,6 +272,7 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 		e.tag = va >> pageShift
 		e.host = unsafe.Pointer(p)
 		e.ppn = pa >> pageShift
+		e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
 	}
 	return res
 }

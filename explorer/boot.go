@@ -26,6 +26,7 @@ type Boot struct {
 	Time    uint64        // virtual time of the snapshot (ns)
 	ICount  uint64        // instructions of the boot, all nodes
 	Elapsed time.Duration // host time of the boot
+	JIT     emu.JITStats  // what the JIT did for the boot's machines (host bookkeeping)
 	// Note says why there is no snapshot when the spec asked for one.
 	Note string
 	cov  *emu.Coverage // the boot's coverage, with Snap (nil: coverage off)
@@ -67,7 +68,7 @@ func BootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, err
 		return nil, fmt.Errorf("boot universe: %w", err)
 	}
 	u.runTo(0)
-	b.Time, b.ICount = u.t, u.ICount()
+	b.Time, b.ICount, b.JIT = u.t, u.ICount(), u.JITStats()
 	switch {
 	case u.failure != nil:
 		b.Note = "the boot failed: " + u.failure.Signature()

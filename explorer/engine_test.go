@@ -4,12 +4,73 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"everett/emu"
 )
+
+func TestAReportReplaysTheSameFailureUnderEitherEngine(t *testing.T) {
+	if !emu.JITSupported() {
+		t.Skip("no JIT on this host: one engine only")
+	}
+	root := repoRoot(t)
+	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/race")).CombinedOutput(); err != nil {
+		t.Fatalf("building the race example: %v\n%s", err, out)
+	}
+	s, err := ELFSpec(filepath.Join(root, "build/examples/race.elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine() != emu.DefaultEngine {
+		t.Fatalf("a new spec runs %v, want the default %v", s.Engine(), emu.DefaultEngine)
+	}
+	// Found under the interpreter, replayed from the file under both.
+	s.SetEngine(emu.EngineInterp)
+	res, err := Explore(s, Options{Seed: 1, Universes: 200, Workers: 2, StopOnFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) == 0 {
+		t.Fatal("the race was not found in 200 universes")
+	}
+	if res.Engine != emu.EngineInterp || res.JIT != (emu.JITStats{}) {
+		t.Fatalf("the search says engine %v, JIT %+v; want the interpreter and no JIT work", res.Engine, res.JIT)
+	}
+	path, err := res.Failures[0].Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"engine"`) || strings.Contains(res.Failures[0].Replay, "--engine") {
+		t.Fatalf("the report names the engine; it is a host setting:\n%s", b)
+	}
+	for _, e := range []emu.Engine{emu.EngineJIT, emu.EngineInterp} {
+		r, err := LoadReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Spec.SetEngine(e)
+		got, err := Replay(r, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Reproduced {
+			t.Fatalf("%v: replay %v at %d (%s); report %s at %d (%s)", e, got.Failure, got.ICount, got.StateHash, r.Signature, r.ICount, r.StateHash)
+		}
+		for i, n := range got.Universe.Nodes() {
+			if n.Machine != nil && n.Machine.Engine() != e {
+				t.Fatalf("replay under %v: node %d ran %v", e, i, n.Machine.Engine())
+			}
+		}
+	}
+}
 
 // Lockstep at the explorer's level (issue 10): the same universes, explored
 // once under the interpreter and once under the JIT, must find the same
@@ -17,22 +78,22 @@ import (
 // state hashes, cover the same edges and interleaving pairs, and write the
 // same console bytes for every node of every universe.
 //
-// The engine is chosen through emu.DefaultEngine, which every machine a
-// universe builds (boots, restores, forks) starts with. When
-// Options.Engine exists, exploreWithEngine should set it instead; nothing
-// else here changes.
+// The engine rides on the spec (Spec.SetEngine), so every machine a
+// universe builds (boots, restores, forks, restarts) runs it.
 
 // exploreWithEngine explores s under engine e and returns the result and
 // every console file (name -> bytes).
 func exploreWithEngine(t *testing.T, e emu.Engine, s *Spec, o Options) (*Result, map[string][]byte) {
 	t.Helper()
-	old := emu.DefaultEngine
-	emu.DefaultEngine = e
-	defer func() { emu.DefaultEngine = old }()
+	sc := *s
+	sc.SetEngine(e)
 	o.ConsoleDir = t.TempDir()
-	res, err := Explore(s, o)
+	res, err := Explore(&sc, o)
 	if err != nil {
 		t.Fatalf("%v: %v", e, err)
+	}
+	if res.Engine != e {
+		t.Fatalf("explored under %v, want %v", res.Engine, e)
 	}
 	consoles := map[string][]byte{}
 	files, err := filepath.Glob(filepath.Join(o.ConsoleDir, "*.log"))
@@ -58,6 +119,9 @@ func requireSameExploration(t *testing.T, s *Spec, o Options) *Result {
 	}
 	a, ca := exploreWithEngine(t, emu.EngineInterp, s, o)
 	b, cb := exploreWithEngine(t, emu.EngineJIT, s, o)
+	if b.JIT.Insns == 0 || a.JIT != (emu.JITStats{}) {
+		t.Fatalf("JIT work: %+v under the interpreter, %+v under the JIT", a.JIT, b.JIT)
+	}
 	if a.Universes != b.Universes || a.ICount != b.ICount || a.Coverage != b.Coverage || a.Pairs != b.Pairs || a.Corpus != b.Corpus {
 		t.Fatalf("interp: %d universes, %d instructions, %d edges, %d pairs, corpus %d; jit: %d, %d, %d, %d, %d",
 			a.Universes, a.ICount, a.Coverage, a.Pairs, a.Corpus, b.Universes, b.ICount, b.Coverage, b.Pairs, b.Corpus)
@@ -92,8 +156,8 @@ func requireSameExploration(t *testing.T, s *Spec, o Options) *Result {
 	if len(names) == 0 {
 		t.Fatal("no console files were written")
 	}
-	t.Logf("%d universes, %d instructions, %d edges, %d pairs, failures %v, %d console files",
-		a.Universes, a.ICount, a.Coverage, a.Pairs, signatures(a), len(names))
+	t.Logf("%d universes, %d instructions (%d in JIT code), %d edges, %d pairs, failures %v, %d console files",
+		a.Universes, a.ICount, b.JIT.Insns, a.Coverage, a.Pairs, signatures(a), len(names))
 	return a
 }
 

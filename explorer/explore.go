@@ -44,7 +44,12 @@ type Result struct {
 	Pairs        int // interleaving pairs (communication events' pc pairs) seen
 	Corpus       int
 	ICount       uint64
-	Elapsed      time.Duration
+	// Engine ran every machine (the spec's, see Spec.SetEngine); JIT sums
+	// what the JIT did over every universe's machines, the boot's too
+	// (zero under the interpreter). Neither ever changes another field.
+	Engine  emu.Engine
+	JIT     emu.JITStats
+	Elapsed time.Duration
 	// Ended says which budget ended the search: "universes" (the count
 	// was reached), "wall" (the wall-time budget was spent) or "failure"
 	// (StopOnFailure).
@@ -102,7 +107,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	global := newSeen(spec)
 	var corpus []*UniverseSnapshot
 	var cat assertions
-	res := &Result{}
+	res := &Result{Engine: spec.engine}
 	seen := map[string]bool{}
 
 	// Boot once: root universes start from the setup snapshot.
@@ -123,6 +128,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Boot = boot
+	addJIT(&res.JIT, boot.JIT)
 	global.merge(boot.cov) // the boot's edges are no news to any universe
 
 	jobs := make(chan job)
@@ -187,6 +193,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 			u := r.u
 			res.Universes++
 			res.ICount += u.ICount()
+			addJIT(&res.JIT, u.JITStats())
 			global.merge(u.cov)
 			cat.merge(u.asserts.list())
 			for _, s := range u.snaps {
@@ -281,6 +288,7 @@ func (u *Universe) release() {
 		if n.b != nil {
 			u.preemptions += n.b.CommPreemptions()
 			n.icount += n.b.ICount()
+			addJIT(&u.jit, n.b.JITStats())
 		}
 		n.b = nil
 		n.down = true

@@ -176,6 +176,7 @@ func (u *Universe) crash(i int) {
 		n.spec = &spec
 	}
 	n.icount += n.b.ICount()
+	addJIT(&u.jit, n.b.JITStats())
 	n.b = nil
 	n.down = true
 }

@@ -187,6 +187,7 @@ func LoadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrReport, path, err)
 	}
 	_ = s.loadSymbols(false) // names only: a missing file leaves them out
+	s.engine = emu.DefaultEngine
 	r.Spec.Spec = *s
 	return r, nil
 }

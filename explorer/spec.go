@@ -35,7 +35,19 @@ type Spec struct {
 	dir     string        // directory paths are relative to
 	nodes   []*board.Spec // resolved, one per node
 	symtabs [][]*symtab   // per node (see loadSymbols); read-only once built
+	engine  emu.Engine    // runs every node's guest code (SetEngine)
 }
+
+// SetEngine selects the engine that runs the guest code of every machine
+// built, restored or forked from the spec: every node of every universe,
+// and those of replays, bisections, shrinking and sweeps. It is a host
+// setting, not part of the spec: it is not in the spec file, a report,
+// SpecHash or any state hash, and it never changes a result. Specs from
+// LoadSpec, ParseSpec, ELFSpec and LoadReport start with emu.DefaultEngine.
+func (s *Spec) SetEngine(e emu.Engine) { s.engine = e }
+
+// Engine returns the engine set by SetEngine.
+func (s *Spec) Engine() emu.Engine { return s.engine }
 
 // NodeSpec describes one node, or Count identical nodes: "{i}" in Name and
 // Append is replaced by the node's index.
@@ -226,7 +238,7 @@ func LoadSpec(path string) (*Spec, error) {
 // ParseSpec parses and validates a YAML spec; relative paths are relative
 // to dir.
 func ParseSpec(b []byte, dir string) (*Spec, error) {
-	s := &Spec{}
+	s := &Spec{engine: emu.DefaultEngine}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
@@ -246,9 +258,10 @@ func ELFSpec(path string, harts int) (*Spec, error) {
 		return nil, err
 	}
 	s := &Spec{
-		Name:  filepath.Base(path),
-		Nodes: []NodeSpec{{Name: "node", ELF: abs, Harts: harts}},
-		dir:   filepath.Dir(abs),
+		Name:   filepath.Base(path),
+		Nodes:  []NodeSpec{{Name: "node", ELF: abs, Harts: harts}},
+		dir:    filepath.Dir(abs),
+		engine: emu.DefaultEngine,
 	}
 	if err := s.validate(); err != nil {
 		return nil, err

@@ -301,6 +301,9 @@ type HostRun struct {
 	// Boot says whether the shard's root universes started from a boot
 	// snapshot (see BootOnce).
 	Boot string `json:"boot,omitempty"`
+	// Engine ran the shard's machines (interp or jit; see Spec.SetEngine):
+	// a host setting, like the rest of HostRun.
+	Engine string `json:"engine,omitempty"`
 }
 
 // SweepOptions direct a sweep.
@@ -481,7 +484,7 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 	host, _ := os.Hostname()
 	f.Host = []HostRun{{Shard: shard, Hostname: host, Workers: workers,
 		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
-		Boot: boot.String()}}
+		Boot: boot.String(), Engine: spec.engine.String()}}
 	return f, nil
 }
 

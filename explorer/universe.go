@@ -116,6 +116,7 @@ type Universe struct {
 	icountEnd   uint64
 	preemptions int // at communication events, all nodes
 	tails       []string
+	jit         emu.JITStats // of released and crashed machines (engine.go)
 }
 
 // newUniverse builds the root universe of seed (path [{0, seed}]).
@@ -204,7 +205,7 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 	if u.echo != nil {
 		n.console.echo = u.echo(i)
 	}
-	opts := board.BuildOptions{Console: n.console, SDK: &sink{u: u, node: i}}
+	opts := board.BuildOptions{Console: n.console, SDK: &sink{u: u, node: i}, Engine: u.spec.engine}
 	if n.spec.Board == board.BoardVirt {
 		opts.NetLink = &port{s: u.sw, node: i}
 	}

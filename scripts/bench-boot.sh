@@ -1,10 +1,12 @@
 #!/bin/sh
 # Boot benchmark: the same kernel, initramfs and disk booted to power-off on
-# everett and on QEMU, in one invocation. 1 hart against QEMU's deterministic
-# mode (-icount shift=0); 2 and 4 harts against QEMU's single-threaded TCG
-# (its icount mode is impractical with several harts). Each configuration
-# runs RUNS times (default 3); the median wall time counts. Prints the
-# ratios everett/QEMU (target: at most 2).
+# everett (under each engine: --engine jit and --engine interp) and on QEMU,
+# in one invocation. 1 hart against QEMU's deterministic mode (-icount
+# shift=0); 2 and 4 harts against QEMU's single-threaded TCG (its icount
+# mode is impractical with several harts). Each configuration runs RUNS
+# times (default 3); the median wall time counts. Prints the ratios
+# everett/QEMU of wall times, one line per engine (targets: the jit at most
+# 0.5 on 1 hart; the interpreter at most 2).
 set -eu
 cd "$(dirname "$0")/.."
 EVERETT=bin/everett
@@ -30,8 +32,8 @@ timed() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
 
-everett() { # harts
-	"$EVERETT" run --smp "$1" --kernel "$kernel" --initrd "$initrd" --disk "$disk" --append console=ttyS0
+everett() { # harts engine
+	"$EVERETT" run --smp "$1" --engine "$2" --kernel "$kernel" --initrd "$initrd" --disk "$disk" --append console=ttyS0
 }
 
 qemu() { # harts accel-args...
@@ -45,15 +47,22 @@ qemu() { # harts accel-args...
 
 echo "boot bench: Linux to power-off, median of $RUNS runs"
 for harts in 1 2 4; do
-	if [ "$harts" = 1 ]; then peer="-icount shift=0"; label="qemu -icount shift=0"; else peer="-accel tcg,thread=single"; label="qemu tcg,thread=single"; fi
-	te="" tq=""
+	if [ "$harts" = 1 ]; then
+		peer="-icount shift=0"; label="qemu -icount shift=0"; short=qemu-icount; jtarget=0.5
+	else
+		peer="-accel tcg,thread=single"; label="qemu tcg,thread=single"; short=qemu-tcg; jtarget=2
+	fi
+	tj="" tn="" tq=""
 	for _ in $(seq "$RUNS"); do
-		te="$te $(timed "$tmp/e.out" everett "$harts")"
+		tj="$tj $(timed "$tmp/j.out" everett "$harts" jit)"
+		tn="$tn $(timed "$tmp/n.out" everett "$harts" interp)"
 		# shellcheck disable=SC2086
 		tq="$tq $(timed "$tmp/q.out" qemu "$harts" $peer)"
 	done
 	# shellcheck disable=SC2086
-	me=$(median $te); mq=$(median $tq)
-	awk -v h="$harts" -v e="$me" -v q="$mq" -v l="$label" 'BEGIN {
-		printf "  %d hart(s): everett %6.2f s   %-24s %6.2f s   ratio %.2f (target <= 2)\n", h, e, l, q, e / q }'
+	mj=$(median $tj); mn=$(median $tn); mq=$(median $tq)
+	awk -v h="$harts" -v j="$mj" -v n="$mn" -v q="$mq" -v l="$label" -v s="$short" -v jt="$jtarget" 'BEGIN {
+		printf "  %d hart(s): everett jit %6.2f s   everett interp %6.2f s   %-24s %6.2f s\n", h, j, n, l, q
+		printf "    jit / %-11s    = %.2f (target <= %s)\n", s, j / q, jt
+		printf "    interp / %-11s = %.2f (target <= 2)\n", s, n / q }'
 done

@@ -33,6 +33,9 @@ type ForkConfig struct {
 	// Console, if not nil, returns where a universe's console goes; its
 	// Close is called when the universe ends. nil discards the consoles.
 	Console func(seed uint64) (io.WriteCloser, error)
+	// Engine runs every universe's guest code (the zero value is the
+	// interpreter). It never changes an outcome.
+	Engine emu.Engine
 }
 
 // Outcome is how one universe ended.
@@ -49,12 +52,12 @@ type Outcome struct {
 }
 
 // RunUniverse restores spec's machine from snap, reseeds its PRNG with
-// seed, and runs it until it stops or its instruction count reaches limit
-// (0: no limit). It is exactly what Fork does for each seed, and what
-// `everett restore FILE --seed S` does.
-func RunUniverse(spec *board.Spec, snap *emu.Snapshot, seed, limit uint64, console io.Writer) Outcome {
+// seed, and runs it under engine until it stops or its instruction count
+// reaches limit (0: no limit). It is exactly what Fork does for each seed,
+// and what `everett restore FILE --seed S` does.
+func RunUniverse(spec *board.Spec, snap *emu.Snapshot, seed, limit uint64, console io.Writer, engine emu.Engine) Outcome {
 	o := Outcome{Seed: seed}
-	b, err := board.Restore(spec, snap, board.BuildOptions{Console: console}, true, seed)
+	b, err := board.Restore(spec, snap, board.BuildOptions{Console: console, Engine: engine}, true, seed)
 	if err != nil {
 		o.Err = err
 		return o
@@ -108,7 +111,7 @@ func Fork(c ForkConfig) ([]Outcome, error) {
 					}
 					console, closer = wc, wc
 				}
-				out[i] = RunUniverse(c.Spec, c.Snap, seed, c.Limit, console)
+				out[i] = RunUniverse(c.Spec, c.Snap, seed, c.Limit, console, c.Engine)
 				if closer != nil {
 					if err := closer.Close(); err != nil && out[i].Err == nil {
 						out[i].Err = err

@@ -42,7 +42,7 @@ func forkAll(t *testing.T, spec *board.Spec, snap *emu.Snapshot, seeds []uint64,
 		}
 	}
 	for _, i := range []int{0, len(seeds) - 1} {
-		if o := RunUniverse(spec, snap, seeds[i], limit, io.Discard); o != first[i] {
+		if o := RunUniverse(spec, snap, seeds[i], limit, io.Discard, emu.DefaultEngine); o != first[i] {
 			t.Fatalf("seed %d alone: %+v; in the fork: %+v", seeds[i], o, first[i])
 		}
 	}
@@ -58,6 +58,32 @@ func TestForkOutcomesDoNotDependOnTheWorkers(t *testing.T) {
 		if o.Reason != emu.StopPowerOff || o.ExitCode != 0 {
 			t.Fatalf("seed %d: %v exit %d", o.Seed, o.Reason, o.ExitCode)
 		}
+	}
+}
+
+func TestTheEngineIsAHostSettingThatNoSnapshotOrOutcomeRecords(t *testing.T) {
+	if !emu.JITSupported() {
+		t.Skip("no JIT on this host")
+	}
+	s := bareSpec(t)
+	m, err := board.Build(s, board.BuildOptions{Console: io.Discard, Engine: emu.EngineJIT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Engine() != emu.EngineJIT {
+		t.Fatalf("built with the jit, the machine runs %v", m.Engine())
+	}
+	m.Run(30_000)
+	snap := m.Snapshot()
+	seeds := seedsFrom(1, 3)
+	var outs [2][]Outcome
+	for i, e := range []emu.Engine{emu.EngineInterp, emu.EngineJIT} {
+		if outs[i], err = Fork(ForkConfig{Spec: s, Snap: snap, Seeds: seeds, Workers: 2, Engine: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(outs[0], outs[1]) {
+		t.Fatalf("the engines' forks differ:\n interp %+v\n jit    %+v", outs[0], outs[1])
 	}
 }
 

@@ -18,6 +18,7 @@ func newBisectCmd() *cobra.Command {
 	var window int
 	var diverge uint64
 	var divergeSet bool
+	var engine engineValue
 	cmd := &cobra.Command{
 		Use:   "bisect REPORT.json [--predicate P]",
 		Short: "Find the first instruction count at which a predicate holds",
@@ -49,6 +50,7 @@ and finds the first instruction count at which their states differ.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			r.Spec.SetEngine(engine.e)
 			out := cmd.OutOrStdout()
 			if divergeSet {
 				d, err := explorer.Diverge(r, diverge, until)
@@ -110,6 +112,7 @@ and finds the first instruction count at which their states differ.`,
 	cmd.Flags().Uint64Var(&until, "until", 0, "search up to this instruction count (default: the report's)")
 	cmd.Flags().IntVar(&window, "window", 20, "instructions of history to print before the first one")
 	cmd.Flags().Uint64Var(&diverge, "diverge", 0, "compare with the run forked with this seed instead")
+	addEngineFlag(cmd.Flags(), &engine)
 	cmd.PreRun = func(cmd *cobra.Command, args []string) { divergeSet = cmd.Flags().Changed("diverge") }
 	return cmd
 }
@@ -130,6 +133,7 @@ func reportSymbols(r *explorer.Report) func(string) (uint64, bool) {
 func newShrinkCmd() *cobra.Command {
 	var out string
 	var maxReplays int
+	var engine engineValue
 	cmd := &cobra.Command{
 		Use:   "shrink REPORT.json [--out FILE]",
 		Short: "Remove decisions from a report while its failure still reproduces",
@@ -139,6 +143,7 @@ func newShrinkCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			r.Spec.SetEngine(engine.e)
 			res, err := explorer.Shrink(r, maxReplays)
 			if err != nil {
 				return usageErr("%v", err)
@@ -161,5 +166,6 @@ func newShrinkCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "", "where to write the shrunk report (default: REPORT.shrunk.json)")
 	cmd.Flags().IntVar(&maxReplays, "max-replays", 200, "bound on the replays shrinking may use")
+	addEngineFlag(cmd.Flags(), &engine)
 	return cmd
 }

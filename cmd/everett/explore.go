@@ -26,6 +26,7 @@ type exploreFlags struct {
 	maxInsns    uint64
 	consoleDir  string
 	setup       string
+	engine      engineValue
 }
 
 func newExploreCmd() *cobra.Command {
@@ -56,6 +57,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
+	addEngineFlag(fl, &f.engine)
 	return cmd
 }
 
@@ -77,6 +79,9 @@ type Summary struct {
 	Boot string `json:"boot"`
 	// EndedBy is the budget that ended the search: universes or wall.
 	EndedBy string `json:"ended_by"`
+	// Engine ran the universes' machines: interp or jit (a host setting:
+	// the same search finds the same failures with either).
+	Engine string `json:"engine"`
 }
 
 // SummaryFailure names one distinct failure and its report.
@@ -120,6 +125,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 			return usageErr("--setup: %v", err)
 		}
 	}
+	spec.SetEngine(f.engine.e)
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
 	}
@@ -161,7 +167,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
 		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
-		Boot: res.Boot.String(), EndedBy: res.Ended}
+		Boot: res.Boot.String(), EndedBy: res.Ended, Engine: res.Engine.String()}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -175,8 +181,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("summary: %w", err)
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
-	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s): %d distinct failure(s), %d edges covered; summary in %s\n",
-		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
+	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
+		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
@@ -219,6 +226,7 @@ func newReplayCmd() *cobra.Command {
 	var console bool
 	var traceWindow int
 	var snapOut string
+	var engine engineValue
 	cmd := &cobra.Command{
 		Use:   "replay REPORT.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
@@ -228,6 +236,7 @@ func newReplayCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			r.Spec.SetEngine(engine.e)
 			o := explorer.ReplayOptions{Until: until}
 			if console {
 				o.Echo = func(node int) interface{ Write([]byte) (int, error) } { return cmd.OutOrStdout() }
@@ -287,6 +296,7 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
 	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
 	cmd.Flags().StringVar(&snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
+	addEngineFlag(cmd.Flags(), &engine)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"everett/emu"
 	"everett/internal/guestimg"
 )
 
@@ -72,4 +73,15 @@ func tail(s string) string {
 		return s[len(s)-2000:]
 	}
 	return s
+}
+
+func TestCheckEnginesAgreesOnAnSMPLinuxBootToPowerOff(t *testing.T) {
+	if !emu.JITSupported() {
+		t.Skip("no JIT on this host")
+	}
+	args, _, _ := bootArgs(t, "--smp", "2", "--check-engines", "--check-every", "5000000")
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 || !strings.Contains(stdout, "EVERETT-SMOKE-OK") || !strings.Contains(stderr, "engine check passed") {
+		t.Fatalf("exit code %d; stderr %q; console tail %q", code, stderr, tail(stdout))
+	}
 }

@@ -40,9 +40,11 @@ type runFlags struct {
 	console      string
 	consoleInput string
 
-	stateHash  bool
-	checkDet   bool
-	checkEvery uint64
+	stateHash    bool
+	checkDet     bool
+	checkEngines bool
+	checkEvery   uint64
+	engine       engineValue
 
 	snap snapshotFlags // --snapshot-at, --snapshot-out, --snapshot-exit
 }
@@ -69,7 +71,8 @@ code 0). Continue it with 'everett restore FILE', fork it with 'everett fork'.
 
 Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 125: every hart waits for an interrupt that cannot arrive; 2: bad input;
-70: a bug in everett (e.g. --check-determinism found a divergence).`,
+70: a bug in everett (e.g. --check-determinism or --check-engines found a
+divergence).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMain(args, f, cmd.OutOrStdout(), os.Stderr)
@@ -79,7 +82,7 @@ Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 	fl.IntVar(&f.smp, "smp", 1, "number of harts (1-64; the virt platform: 1-8)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "stop after this many instructions (all harts; 0 = no limit) with exit code 124")
 	fl.BoolVar(&f.trace, "trace", false, "print one line per instruction to stderr: count, hart, pc, bits, disassembly")
-	fl.BoolVar(&f.stats, "stats", false, "print retired instructions and guest MIPS to stderr at exit")
+	fl.BoolVar(&f.stats, "stats", false, "print retired instructions, guest MIPS and what the engine did to stderr at exit")
 	fl.StringVar(&f.mem, "mem", "256MiB", "RAM size (e.g. 64MiB, 1GiB)")
 	fl.Uint64Var(&f.quantum, "quantum", emu.DefaultQuantum, "instructions a hart runs before the next hart's turn")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the universe's PRNG (virtio-rng, and later every scheduling and fault decision)")
@@ -93,7 +96,9 @@ Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 	fl.StringVar(&f.consoleInput, "console-input", "", "feed this file to the console, from 1 virtual second on, one byte per 100 virtual µs")
 	fl.BoolVar(&f.stateHash, "state-hash", false, "print state-hash: <hex> (harts, memory, devices, disk, clock, PRNG) on stderr at exit")
 	fl.BoolVar(&f.checkDet, "check-determinism", false, "run the machine twice side by side and compare state hashes every --check-every instructions")
-	fl.Uint64Var(&f.checkEvery, "check-every", 1_000_000, "checkpoint interval of --check-determinism, in instructions")
+	fl.BoolVar(&f.checkEngines, "check-engines", false, "run the machine under the interpreter and the jit side by side and compare state hashes every --check-every instructions")
+	fl.Uint64Var(&f.checkEvery, "check-every", 1_000_000, "checkpoint interval of --check-determinism and --check-engines, in instructions")
+	addEngineFlag(fl, &f.engine)
 	addSnapshotFlags(fl, &f.snap)
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
 	_ = fl.MarkHidden("cpuprofile")
@@ -203,15 +208,27 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 }
 
 func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
+	return buildLogging(in, f, console, os.Stderr)
+}
+
+// buildTwin builds the second machine of --check-determinism and
+// --check-engines: its console goes to console and its SDK messages
+// nowhere (the first machine prints them).
+func buildTwin(in *inputs, f runFlags, console io.Writer) (*built, error) {
+	return buildLogging(in, f, console, io.Discard)
+}
+
+// buildLogging builds the machine with its SDK messages going to sdkLog.
+func buildLogging(in *inputs, f runFlags, console, sdkLog io.Writer) (*built, error) {
 	// The SDK sink is attached after the machine exists (it needs its PRNG
 	// and power); logSink forwards to it.
-	ls := &lateSink{w: os.Stderr}
+	ls := &lateSink{w: sdkLog}
 	sdkSink := sdk.Sink(ls)
 	b, err := buildWith(in, f, console, sdkSink)
 	if err != nil {
 		return nil, err
 	}
-	ls.LogSink = sdk.LogSink{W: os.Stderr, Rand: b.m.PRNG, Power: b.m}
+	ls.LogSink = sdk.LogSink{W: sdkLog, Rand: b.m.PRNG, Power: b.m}
 	return b, nil
 }
 
@@ -261,8 +278,14 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := f.snap.check(f.maxInsns, f.checkDet); err != nil {
+	if err := f.snap.check(f.maxInsns, f.checkDet || f.checkEngines); err != nil {
 		return err
+	}
+	if f.checkDet && f.checkEngines {
+		return usageErr("--check-determinism and --check-engines do not go together (--check-engines compares two runs too)")
+	}
+	if (f.checkDet || f.checkEngines) && f.checkEvery == 0 {
+		return usageErr("--check-every must be positive")
 	}
 	console, closeConsole, err := openConsole(f.console, stdout)
 	if err != nil {
@@ -274,6 +297,9 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	m := b.m
+	if err := m.SetEngine(f.engine.e); err != nil {
+		return usageErr("--engine: %v", err)
+	}
 	var tw *bufio.Writer
 	if f.trace {
 		tw = bufio.NewWriterSize(stderr, 1<<16)
@@ -296,21 +322,47 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 
 	start := time.Now()
 	var reason emu.StopReason
-	snapExit := false // --snapshot-exit: the run ends at the snapshot
-	if f.checkDet {
+	snapExit := false     // --snapshot-exit: the run ends at the snapshot
+	var twin *emu.Machine // --check-engines: the machine under the jit
+	switch {
+	case f.checkEngines:
+		// The machine built above runs under the interpreter (with the
+		// console and --trace), a twin under the jit.
 		var out2 bytes.Buffer
-		twin, err := build(in, f, &out2)
+		reason, err = checkEngines(func() (*emu.Machine, error) {
+			if twin == nil {
+				twin = m
+				return m, nil
+			}
+			t, err := buildTwin(in, f, &out2)
+			if err != nil {
+				return nil, err
+			}
+			twin = t.m
+			return twin, nil
+		}, f.checkEvery, f.maxInsns)
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "everett: engine check passed: interp and jit agree at every checkpoint (every %d instructions, %d in all)\n",
+			f.checkEvery, m.ICount())
+	case f.checkDet:
+		var out2 bytes.Buffer
+		again, err := buildTwin(in, f, &out2)
+		if err != nil {
+			return err
+		}
+		if err := again.m.SetEngine(f.engine.e); err != nil {
+			return usageErr("--engine: %v", err)
+		}
 		var div *emu.Divergence
-		reason, div = emu.CompareRuns(m, twin.m, f.checkEvery, f.maxInsns)
+		reason, div = emu.CompareRuns(m, again.m, f.checkEvery, f.maxInsns)
 		if div != nil {
 			return &exitError{code: exitInternal, msg: "determinism check failed: " + div.Error()}
 		}
 		fmt.Fprintf(stderr, "everett: determinism check passed: two runs agree at every checkpoint (every %d instructions, %d in all)\n",
 			f.checkEvery, m.ICount())
-	} else {
+	default:
 		if f.snap.at != 0 {
 			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return specOf(in, f) }, stderr); err != nil {
 				return err
@@ -326,6 +378,10 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	}
 	if f.stats {
 		printStats(stderr, m, elapsed)
+		printEngineStats(stderr, m.Engine(), m.JITStats())
+		if twin != nil && twin != m {
+			printEngineStats(stderr, twin.Engine(), twin.JITStats())
+		}
 	}
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())

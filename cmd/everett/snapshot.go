@@ -58,7 +58,7 @@ func (s *snapshotFlags) checkFrom(icount, limit uint64, checkDet bool) error {
 	case limit != 0 && s.at >= limit:
 		return usageErr("--snapshot-at %d is not below the instruction limit %d", s.at, limit)
 	case checkDet:
-		return usageErr("--snapshot-at and --check-determinism do not go together")
+		return usageErr("--snapshot-at does not go with --check-determinism or --check-engines")
 	}
 	return nil
 }
@@ -192,6 +192,7 @@ type restoreFlags struct {
 	stats     bool
 	console   string
 	snap      snapshotFlags
+	engine    engineValue
 }
 
 func newRestoreCmd() *cobra.Command {
@@ -227,8 +228,9 @@ Exit codes: as 'everett run'.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "reseed the universe's PRNG with this seed (a fork); without it the PRNG continues from the snapshot")
 	fl.Var(&f.maxInsns, "max-insns", "stop at this instruction count (from boot; +N: N more than the snapshot's) with exit code 124")
 	fl.BoolVar(&f.stateHash, "state-hash", false, "print state-hash: <hex> on stderr at exit")
-	fl.BoolVar(&f.stats, "stats", false, "print retired instructions and guest MIPS to stderr at exit")
+	fl.BoolVar(&f.stats, "stats", false, "print retired instructions, guest MIPS and what the engine did to stderr at exit")
 	fl.StringVar(&f.console, "console", "", "write the console to this file instead of stdout")
+	addEngineFlag(fl, &f.engine)
 	addSnapshotFlags(fl, &f.snap)
 	fl.BoolVar(&f.snap.full, "snapshot-full", false, "make the --snapshot-out file a full one instead of one incremental on FILE")
 	return cmd
@@ -252,7 +254,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 		return err
 	}
 	defer closeConsole()
-	b, err := file.Restore(board.BuildOptions{Console: console}, reseed, f.seed)
+	b, err := file.Restore(board.BuildOptions{Console: console, Engine: f.engine.e}, reseed, f.seed)
 	if err != nil {
 		return usageErr("%s: %v", path, err)
 	}
@@ -275,6 +277,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 	elapsed := time.Since(start)
 	if f.stats {
 		printStats(stderr, m, elapsed)
+		printEngineStats(stderr, m.Engine(), m.JITStats())
 	}
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
@@ -290,6 +293,7 @@ type forkFlags struct {
 	workers    int
 	maxInsns   insnsValue
 	consoleDir string
+	engine     engineValue
 }
 
 func newForkCmd() *cobra.Command {
@@ -327,6 +331,7 @@ one could not be restored.`,
 	fl.IntVar(&f.workers, "workers", 0, "goroutines running universes (default: runtime.NumCPU())")
 	fl.Var(&f.maxInsns, "max-insns", "stop each universe at this instruction count (from boot; +N: N more than the snapshot's)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write each universe's console to DIR/seed-S.console")
+	addEngineFlag(fl, &f.engine)
 	return cmd
 }
 
@@ -382,7 +387,7 @@ func forkMain(path string, f forkFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := snapshot.ForkConfig{Spec: file.Spec, Snap: file.Snap, Seeds: seeds, Workers: workers, Limit: limit}
+	cfg := snapshot.ForkConfig{Spec: file.Spec, Snap: file.Snap, Seeds: seeds, Workers: workers, Limit: limit, Engine: f.engine.e}
 	if f.consoleDir != "" {
 		if err := os.MkdirAll(f.consoleDir, 0o755); err != nil {
 			return usageErr("--console-dir: %v", err)
@@ -414,8 +419,8 @@ func forkMain(path string, f forkFlags, stdout, stderr io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "fork: %d universes from %d instructions in %.3fs on %d workers: %.2f universes/s; %d distinct outcomes (stop reason and exit code), %d distinct final states\n",
-		len(outs), file.Snap.ICount, elapsed.Seconds(), min(workers, len(seeds)), float64(len(outs))/elapsed.Seconds(), len(outcomes), len(states))
+	fmt.Fprintf(stderr, "fork: %d universes from %d instructions in %.3fs on %d workers: %.2f universes/s; %d distinct outcomes (stop reason and exit code), %d distinct final states; %s\n",
+		len(outs), file.Snap.ICount, elapsed.Seconds(), min(workers, len(seeds)), float64(len(outs))/elapsed.Seconds(), len(outcomes), len(states), engineNote(f.engine.e))
 	if failed > 0 {
 		return usageErr("%d of %d universes could not be restored", failed, len(outs))
 	}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +29,7 @@ type sweepFlags struct {
 	html     string
 	maxInsns uint64
 	setup    string
+	engine   engineValue
 }
 
 func newSweepCmd() *cobra.Command {
@@ -65,6 +68,7 @@ Exit codes: 1 when a seed failed, 0 when all passed, 2 on bad input,
 	fl.StringVar(&f.html, "html", "", "write a self-contained HTML report to this file")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; each shard boots once there)")
+	addEngineFlag(fl, &f.engine)
 	return cmd
 }
 
@@ -117,6 +121,7 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 			return usageErr("--setup: %v", err)
 		}
 	}
+	spec.SetEngine(f.engine.e)
 	workers := f.workers
 	if workers == 0 {
 		workers = runtime.NumCPU()
@@ -126,7 +131,7 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	if shard.Count > 1 {
 		shardNote = " shard " + shard.String()
 	}
-	fmt.Fprintf(stdout, "sweep %s seeds %s%s: %d seeds on %d workers\n", name, seeds, shardNote, len(shard.Seeds(seeds)), workers)
+	fmt.Fprintf(stdout, "sweep %s seeds %s%s: %d seeds on %d workers, engine %s\n", name, seeds, shardNote, len(shard.Seeds(seeds)), workers, f.engine.e)
 
 	rerun := func(seed uint64) string {
 		tmp := &explorer.SweepFile{Spec: explorer.SweepSpec{Args: sweepArgs(args, f)}}
@@ -195,12 +200,20 @@ func prepareOutputPath(flag, path string) error {
 func printSweepSummary(w io.Writer, sf *explorer.SweepFile, name string) {
 	t := sf.Totals
 	el := 0.0
+	var engines []string
 	for _, h := range sf.Host {
 		el += h.ElapsedSeconds
+		if h.Engine != "" && !slices.Contains(engines, h.Engine) {
+			engines = append(engines, h.Engine)
+		}
 	}
-	fmt.Fprintf(w, "%s seeds %s: %d seeds, %d passed, %d failed (%s, 95%% CI %s–%s), %d distinct failure(s), %d edges, %s\n",
+	engine := ""
+	if len(engines) > 0 {
+		engine = ", engine " + strings.Join(engines, "+")
+	}
+	fmt.Fprintf(w, "%s seeds %s: %d seeds, %d passed, %d failed (%s, 95%% CI %s–%s), %d distinct failure(s), %d edges, %s%s\n",
 		name, sf.Seeds, t.Seeds, t.Passed, t.Failed, pct(t.FailureRate.P), pct(t.FailureRate.Low), pct(t.FailureRate.High),
-		t.Signatures, t.Edges, (time.Duration(el * float64(time.Second))).Round(time.Millisecond))
+		t.Signatures, t.Edges, (time.Duration(el * float64(time.Second))).Round(time.Millisecond), engine)
 	for _, g := range sf.Failures {
 		fmt.Fprintf(w, "  %d × %s (first seed %d)", g.Seeds, g.Signature, g.FirstSeed)
 		if g.Replay != "" {

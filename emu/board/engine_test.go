@@ -19,10 +19,18 @@ import (
 // must agree at every checkpoint and their console output byte for byte.
 // A divergence names the first instruction after which the two differ.
 
+// lockstepRun is what an engine comparison returns: the interpreter's
+// console output, stop reason and exit code, and what the JIT did.
+type lockstepRun struct {
+	out    string
+	reason emu.StopReason
+	code   int
+	jit    emu.JITStats
+}
+
 // lockstep is one engine comparison: build makes a machine that writes its
-// console to out. It returns the interpreter's console output, the stop
-// reason and the exit code.
-func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (*emu.Machine, error)) (string, emu.StopReason, int) {
+// console to out.
+func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (*emu.Machine, error)) lockstepRun {
 	t.Helper()
 	if !emu.JITSupported() {
 		t.Skip("the JIT needs a linux/amd64 host")
@@ -56,7 +64,9 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 		t.Fatalf("console output differs from byte %d (interp %d bytes, jit %d):\ninterp: %q\njit:    %q",
 			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
 	}
-	return outs[0].String(), reason, ms[0].ExitCode()
+	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats()}
+	t.Logf("%v after %d instructions, %d of them in JIT code (%d blocks)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Blocks)
+	return r
 }
 
 func bareMetal(prog *emu.ELF, harts int, ram uint64) func(out *bytes.Buffer) (*emu.Machine, error) {
@@ -83,9 +93,9 @@ func TestTheJITAndTheInterpreterAgreeOnEveryTestProgram(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
 			prog := loadProgram(t, p.name)
-			out, reason, code := lockstep(t, 100_000, maxInsns, bareMetal(prog, p.harts, 256<<20))
-			if reason != emu.StopPowerOff || code != 0 {
-				t.Fatalf("stopped with %v (exit code %d):\n%s", reason, code, tail(out))
+			r := lockstep(t, 100_000, maxInsns, bareMetal(prog, p.harts, 256<<20))
+			if r.reason != emu.StopPowerOff || r.code != 0 {
+				t.Fatalf("stopped with %v (exit code %d):\n%s", r.reason, r.code, tail(r.out))
 			}
 		})
 	}
@@ -111,7 +121,7 @@ func TestTheJITAndTheInterpreterAgreeOnTheExplorersPrograms(t *testing.T) {
 				LinkerScript: filepath.Join(dir, "crt", "link.ld"),
 			})
 			prog := parseELF(t, path)
-			out, reason, code := lockstep(t, 50_000, 20_000_000, func(out *bytes.Buffer) (*emu.Machine, error) {
+			r := lockstep(t, 50_000, 20_000_000, func(out *bytes.Buffer) (*emu.Machine, error) {
 				sink := &sdk.LogSink{W: out}
 				m, err := board.NewBareMetal(board.BareMetal{Harts: 2, RAMBytes: 64 << 20, Console: out, SDK: sink}, prog)
 				if err == nil {
@@ -119,7 +129,7 @@ func TestTheJITAndTheInterpreterAgreeOnTheExplorersPrograms(t *testing.T) {
 				}
 				return m, err
 			})
-			t.Logf("%v, exit code %d, %d bytes of console", reason, code, len(out))
+			t.Logf("exit code %d, %d bytes of console", r.code, len(r.out))
 		})
 	}
 }
@@ -139,8 +149,8 @@ func TestTheJITAndTheInterpreterAgreeOnTheBareMetalExamples(t *testing.T) {
 				t.Fatalf("building the %s example: %v\n%s", ex.name, err, out)
 			}
 			prog := parseELF(t, filepath.Join(root, "build/examples", ex.name+".elf"))
-			console, reason, code := lockstep(t, 50_000, 50_000_000, bareMetal(prog, ex.harts, 64<<20))
-			t.Logf("%v, exit code %d, %d bytes of console", reason, code, len(console))
+			r := lockstep(t, 50_000, 50_000_000, bareMetal(prog, ex.harts, 64<<20))
+			t.Logf("exit code %d, %d bytes of console", r.code, len(r.out))
 		})
 	}
 }
@@ -162,9 +172,9 @@ func TestTheJITAndTheInterpreterAgreeOnRandomUserSequences(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
-			out, reason, code := lockstep(t, 500, 10_000_000, bareMetal(prog, 1, 16<<20))
-			if reason != emu.StopPowerOff || code != 0 || len(out) == 0 {
-				t.Fatalf("stopped with %v (exit code %d, %d bytes of dump)\n%s", reason, code, len(out), c.listing(h.codeAddr))
+			r := lockstep(t, 500, 10_000_000, bareMetal(prog, 1, 16<<20))
+			if r.reason != emu.StopPowerOff || r.code != 0 || len(r.out) == 0 {
+				t.Fatalf("stopped with %v (exit code %d, %d bytes of dump)\n%s", r.reason, r.code, len(r.out), c.listing(h.codeAddr))
 			}
 		})
 	}
@@ -182,7 +192,7 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 	img := loadLinux(t)
 	for _, harts := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("with %d harts", harts), func(t *testing.T) {
-			out, reason, code := lockstep(t, lockstepLinuxEvery, linuxBudget, func(out *bytes.Buffer) (*emu.Machine, error) {
+			r := lockstep(t, lockstepLinuxEvery, linuxBudget, func(out *bytes.Buffer) (*emu.Machine, error) {
 				vm, err := board.NewVirt(board.Virt{
 					Harts: harts, RAMBytes: linuxRAMSize, Seed: 1,
 					BIOS: img.bios, Kernel: img.kernel, Initrd: img.initrd, Disk: img.disk,
@@ -193,8 +203,11 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 				}
 				return vm.Machine, nil
 			})
-			if reason != emu.StopPowerOff || code != 0 || !bytes.Contains([]byte(out), []byte(smokeOK)) {
-				t.Fatalf("stopped with %v (exit code %d):\n%s", reason, code, tail(out))
+			if r.reason != emu.StopPowerOff || r.code != 0 || !bytes.Contains([]byte(r.out), []byte(smokeOK)) {
+				t.Fatalf("stopped with %v (exit code %d):\n%s", r.reason, r.code, tail(r.out))
+			}
+			if r.jit.Insns == 0 {
+				t.Fatal("the JIT ran none of the boot: the comparison compared the interpreter with itself")
 			}
 		})
 	}

@@ -136,6 +136,11 @@ type BuildOptions struct {
 	NetLink net.Link
 	// SDK receives the guest's hypercalls (nil: a silent LogSink).
 	SDK sdk.Sink
+	// Engine runs the machine's guest code (the zero value is the
+	// interpreter; the CLI passes --engine, default emu.DefaultEngine). It
+	// is a host setting: never part of the spec, a snapshot or a state
+	// hash, and it never changes results.
+	Engine emu.Engine
 }
 
 // Build builds the machine the spec describes. Images must be loaded.
@@ -151,6 +156,9 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		}
 		m, err := newBareMetal(BareMetal{Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Console: o.Console, SDK: o.SDK}, prog, !o.NoLoad)
 		if err != nil {
+			return nil, err
+		}
+		if err := m.SetEngine(o.Engine); err != nil {
 			return nil, err
 		}
 		return &Built{Machine: m, Spec: s}, nil
@@ -177,6 +185,9 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		}
 		vm, err := NewVirt(cfg)
 		if err != nil {
+			return nil, err
+		}
+		if err := vm.SetEngine(o.Engine); err != nil {
 			return nil, err
 		}
 		return &Built{Machine: vm.Machine, Spec: s, Virt: vm}, nil

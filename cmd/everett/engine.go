@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"everett/emu"
+)
+
+// engineValue is the --engine flag of every command that runs machines:
+// interp or jit, default emu.DefaultEngine. The engine is a host setting:
+// it is in no spec, snapshot, report or state hash, and results never
+// depend on it.
+type engineValue struct{ e emu.Engine }
+
+func (v *engineValue) String() string { return v.e.String() }
+
+func (v *engineValue) Set(s string) error {
+	e, err := emu.ParseEngine(s)
+	if err != nil {
+		if s == "interp" || s == "jit" {
+			return err // known, but not on this host: ParseEngine says why
+		}
+		return fmt.Errorf("unknown engine %q (want interp or jit)", s)
+	}
+	v.e = e
+	return nil
+}
+
+func (v *engineValue) Type() string { return "interp|jit" }
+
+// addEngineFlag adds --engine to fl, defaulting to emu.DefaultEngine.
+func addEngineFlag(fl *pflag.FlagSet, v *engineValue) {
+	v.e = emu.DefaultEngine
+	fl.Var(v, "engine", "how guest code runs: interp (the interpreter) or jit (host code; linux/amd64); results never depend on it")
+}
+
+// engineStats describes what an engine did: for the JIT, the guest code
+// it ran as host code (s, summed over the machines concerned) and the
+// process-wide translation cache.
+func engineStats(e emu.Engine, s emu.JITStats) string {
+	if e != emu.EngineJIT {
+		return "engine " + e.String()
+	}
+	c := emu.JITCache()
+	return fmt.Sprintf("engine jit: %d blocks (%d guest bytes) run as host code, %d entries, %d instructions in host code; shared cache %d translations, %d host bytes (limit %d)",
+		s.Blocks, s.GuestBytes, s.Entries, s.Insns, c.Translations, c.HostBytes, c.Limit)
+}
+
+// engineNote names the engine for a summary line without per-machine
+// counts (fork's): for the JIT, with the shared cache.
+func engineNote(e emu.Engine) string {
+	if e != emu.EngineJIT {
+		return "engine " + e.String()
+	}
+	c := emu.JITCache()
+	return fmt.Sprintf("engine jit (shared cache %d translations, %d host bytes, limit %d)", c.Translations, c.HostBytes, c.Limit)
+}
+
+// printEngineStats prints the engine line of --stats.
+func printEngineStats(w io.Writer, e emu.Engine, s emu.JITStats) {
+	fmt.Fprintf(w, "everett: %s\n", engineStats(e, s))
+}
+
+// checkEngines runs two machines from build side by side, the first built
+// under the interpreter and the second under the jit, comparing state
+// hashes every `every` instructions up to limit (0: none): run
+// --check-engines. A divergence is a bug in everett (the interpreter is the
+// reference): exit code 70, naming it.
+func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.StopReason, error) {
+	reason, div, err := emu.CompareEngines(build, every, limit)
+	if err != nil {
+		if errors.Is(err, emu.ErrEngine) {
+			return 0, usageErr("--check-engines: %v", err)
+		}
+		return 0, err
+	}
+	if div != nil {
+		return 0, &exitError{code: exitInternal, msg: "engine check failed: the jit diverges from the interpreter: " + div.Error()}
+	}
+	return reason, nil
+}

@@ -1,0 +1,162 @@
+package emu
+
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"everett/isa"
+)
+
+// The parts of the JIT every host shares: the per-hart exchange area with
+// translated code, and the hotness bookkeeping of decoded blocks. The
+// translator itself is jit_amd64.go (emitter jit_asm_amd64.go, lowering
+// jit_lower_amd64.go, entry jit_amd64.s).
+//
+// Translated code runs whole decoded blocks and chains from one to the next
+// through the hart's jump cache, never calling back into Go. Whatever it
+// does not do itself it leaves to the interpreter, at one of two exits:
+// at a block boundary (the next block is not translated or not in the jump
+// cache, the budget does not cover it, or its coverage slot reaches a new
+// bucket) or in the middle of a block, before op k (a TLB miss, MMIO, an
+// ownership change, a CSR, an AMO, FP, a system instruction): the
+// interpreter then runs the rest of that block from op k, exactly as if it
+// had run it all. Translated code reads and writes nothing but integer
+// registers, the coverage map and RAM pages its soft TLBs already grant, so
+// at every exit the hart's state is the interpreter's.
+
+// Exit reasons, in jitState.reason.
+const (
+	jitExitBoundary = 1 // stopped before the block at pc
+	jitExitMid      = 2 // stopped before op k of the block at pc
+)
+
+// jitHot is how many times the interpreter runs a block before it is
+// translated: cold code (boot-time setup) is never worth translating.
+const jitHot = 16
+
+// jitSealEvery is how many more runs of a block waiting for its
+// translation force the shared code chunk to be sealed (made executable).
+const jitSealEvery = 64
+
+// jitState is the exchange area between the Go run loop and translated
+// code. Translated code writes only the first four fields.
+type jitState struct {
+	pc     uint64 // in: pc of the first block; out: pc of the block at the exit
+	rem    uint64 // in: instruction slots in the budget; out: slots left
+	k      uint64 // out: op index of a mid-block exit
+	reason uint64 // out: jitExitBoundary or jitExitMid
+
+	// Coverage (see runSlice): the machine's settings, copied at entry.
+	cov     unsafe.Pointer // &Coverage.Edges[0], or nil: off
+	covLo   uint64
+	covSpan uint64
+	covMask uint64
+	covHalf uint64 // the user half's offset if the hart runs in U-mode, else 0
+
+	// FP: MXCSR loaded at entry (round to nearest even, all exceptions
+	// masked, no flags) and stored at exit, whose flags runJIT accrues.
+	mxcsrIn uint32
+	mxcsr   uint32
+	tmp     uint64 // scratch for translated code
+}
+
+// jitTrans is one translation in the shared cache. Its entry points are
+// zero until the code chunk holding it is executable.
+type jitTrans struct {
+	chain   atomic.Uintptr // entry from another translation: checks budget, counts coverage
+	goEntry atomic.Uintptr // entry from the run loop, which did both already
+	chunk   *jitChunk      // the chunk the code is in, for sealing on demand
+	chainAt uintptr        // offsets of the entries in the code range
+	goAt    uintptr
+}
+
+// jitChunk is a run of code pages filled before they become executable.
+type jitChunk struct {
+	sealed atomic.Bool
+}
+
+// jitPrepare counts a run of block b under the JIT engine and gives it host
+// code once it is hot and its translation is executable.
+func (m *Machine) jitPrepare(b *block) {
+	if t := b.tr; t != nil {
+		if e := t.goEntry.Load(); e != 0 {
+			b.jit, b.jitGo = t.chain.Load(), e
+			m.jitStats.Blocks++
+			m.jitStats.GuestBytes += b.size
+			return
+		}
+		b.hits++
+		if b.hits%jitSealEvery == 0 {
+			jitSeal(t.chunk)
+		}
+		return
+	}
+	b.hits++
+	if b.hits < jitHot {
+		return
+	}
+	b.tr = m.jitTranslate(b)
+	if b.tr == nil {
+		b.noJIT = true
+	}
+}
+
+// jitRegionBlocks bounds a region: the blocks translated together with a
+// hot block, so that jumps among them are direct (loops in one page).
+const jitRegionBlocks = 12
+
+// jitRegion returns the region headed by block b: b, then the blocks its
+// static successors (branch targets, jal targets, fall-throughs) start in
+// the same page, breadth first, and their page offsets. Every member's
+// bytes are this machine's now; a region's translation is keyed by all of
+// them, and a store to the page invalidates every member at once.
+func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint64) {
+	base := b.pa &^ pageMask
+	members := []*block{b}
+	offs := []uint64{b.pa & pageMask}
+	cp := m.codePage((b.pa - m.RAM.Base) >> pageShift)
+	for i := 0; i < len(members) && len(members) < jitRegionBlocks; i++ {
+		mb := members[i]
+		if prefix(mb) < len(mb.ops) {
+			continue // ends in the interpreter: no successors
+		}
+		last := &mb.ops[len(mb.ops)-1]
+		start := int64(offs[i])
+		var next []int64
+		switch last.kind {
+		case isa.JAL:
+			next = []int64{int64(last.off) + last.imm}
+		case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+			next = []int64{int64(last.off) + int64(last.len), int64(last.off) + last.imm}
+		case isa.JALR:
+		default:
+			next = []int64{int64(mb.size)}
+		}
+		for _, d := range next {
+			t := start + d
+			if t < 0 || t >= pageSize || len(members) >= jitRegionBlocks {
+				continue
+			}
+			if slices.Contains(offs, uint64(t)) {
+				continue
+			}
+			// Whether or not this machine ran them yet: a region must be a
+			// function of the page's bytes alone, so that every machine
+			// (every fork) forms the same one and finds it translated.
+			var nb *block
+			if cp != nil {
+				nb = cp.block(uint64(t))
+			}
+			if nb == nil || !nb.valid {
+				nb = m.buildBlock(base + uint64(t))
+			}
+			if nb == nil || prefix(nb) == 0 {
+				continue
+			}
+			members = append(members, nb)
+			offs = append(offs, uint64(t))
+		}
+	}
+	return members, offs
+}

@@ -1,0 +1,886 @@
+//go:build linux && amd64
+
+package emu
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+
+	"everett/isa"
+)
+
+// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x)
+// and are read and written there by every op; the host registers below
+// hold what stays constant while translated code runs.
+const (
+	rH   = r15 // *Hart
+	rJC  = rbx // &h.c.jc[0]
+	rLT  = r13 // h.ltlb: the load TLB in use
+	rST  = r12 // h.stlb: the store TLB in use
+	rRem = r11 // instruction slots left in the budget
+	rPC  = r10 // virtual pc of the current block
+)
+
+// Offsets translated code uses: in the Hart, its jitState, the jump cache,
+// blocks and TLB entries.
+const (
+	offX       = int32(unsafe.Offsetof(Hart{}.x))
+	offCtx     = int32(unsafe.Offsetof(Hart{}.ctx))
+	offF       = int32(unsafe.Offsetof(Hart{}.f))
+	offMstatus = int32(unsafe.Offsetof(Hart{}.mstatus))
+	offFrm     = int32(unsafe.Offsetof(Hart{}.frm))
+	offJMXCSR  = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
+	offJMXIn   = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
+	offJTmp    = offJ + int32(unsafe.Offsetof(jitState{}.tmp))
+	offCovPrev = int32(unsafe.Offsetof(Hart{}.covPrev))
+	offC       = int32(unsafe.Offsetof(Hart{}.c))
+	offLTLB    = int32(unsafe.Offsetof(Hart{}.ltlb))
+	offSTLB    = int32(unsafe.Offsetof(Hart{}.stlb))
+	offJ       = int32(unsafe.Offsetof(Hart{}.j))
+	offJPC     = offJ + int32(unsafe.Offsetof(jitState{}.pc))
+	offJRem    = offJ + int32(unsafe.Offsetof(jitState{}.rem))
+	offJK      = offJ + int32(unsafe.Offsetof(jitState{}.k))
+	offJReason = offJ + int32(unsafe.Offsetof(jitState{}.reason))
+	offJCov    = offJ + int32(unsafe.Offsetof(jitState{}.cov))
+	offJCovLo  = offJ + int32(unsafe.Offsetof(jitState{}.covLo))
+	offJCovSp  = offJ + int32(unsafe.Offsetof(jitState{}.covSpan))
+	offJCovMsk = offJ + int32(unsafe.Offsetof(jitState{}.covMask))
+	offJCovHlf = offJ + int32(unsafe.Offsetof(jitState{}.covHalf))
+	offJC      = int32(unsafe.Offsetof(hartCaches{}.jc))
+	offBValid  = int32(unsafe.Offsetof(block{}.valid))
+	offBJit    = int32(unsafe.Offsetof(block{}.jit))
+	jcEntBytes = int32(unsafe.Sizeof(jcEntry{}))
+	tlbEntSize = int32(unsafe.Sizeof(tlbEntry{}))
+	offTLBAdd  = int32(unsafe.Offsetof(tlbEntry{}.addend))
+	offJCCtx   = int32(unsafe.Offsetof(jcEntry{}.ctx))
+	offJCBlock = int32(unsafe.Offsetof(jcEntry{}.b))
+)
+
+func init() {
+	// The lowering scales jump-cache indices by 24 and TLB indices by 32:
+	// keep the structs those sizes.
+	if jcEntBytes != 24 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
+		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
+	}
+}
+
+// xm is the memory operand of guest register i.
+func xm(i uint8) mem { return at(rH, offX+8*int32(i)) }
+
+// fm is the memory operand of FP register i.
+func fm(i uint8) mem { return at(rH, offF+8*int32(i)) }
+
+// jitOp reports whether the translator handles op o; a block is
+// translated up to its first op that is not.
+func jitOp(o *op) bool {
+	switch o.kind {
+	case isa.LUI, isa.AUIPC, isa.JAL, isa.JALR,
+		isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
+		isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD,
+		isa.SB, isa.SH, isa.SW, isa.SD,
+		isa.ADDI, isa.SLTI, isa.SLTIU, isa.XORI, isa.ORI, isa.ANDI,
+		isa.SLLI, isa.SRLI, isa.SRAI,
+		isa.ADD, isa.SUB, isa.SLL, isa.SLT, isa.SLTU, isa.XOR, isa.SRL, isa.SRA, isa.OR, isa.AND,
+		isa.ADDIW, isa.SLLIW, isa.SRLIW, isa.SRAIW,
+		isa.ADDW, isa.SUBW, isa.SLLW, isa.SRLW, isa.SRAW,
+		isa.MUL, isa.MULH, isa.MULHSU, isa.MULHU, isa.DIV, isa.DIVU, isa.REM, isa.REMU,
+		isa.MULW, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW,
+		isa.FENCE,
+		isa.FLD, isa.FSD, isa.FLW, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
+		return true
+	case isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D:
+		return o.rm == isa.RNE || o.rm == isa.DYN
+	case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+		return cpu.X86.HasFMA && (o.rm == isa.RNE || o.rm == isa.DYN)
+	}
+	return false
+}
+
+// lowering is the state of one translation: a region of decoded blocks
+// in one page, starting at its head (see jitRegion).
+type lowering struct {
+	a       emitter
+	members []*block
+	offs    []uint64 // page offset of each member
+	entries []*label // chain entry of each member
+	cur     uint64   // page offset of the member being lowered
+	exitB   *label   // boundary exit: nothing of the block at rPC has run
+	exitM   *label   // mid-block exit: ecx holds k
+	misses  []miss
+
+	host       [256]reg // host register caching each guest register, or 0
+	cachedList []uint8  // the cached guest registers
+	dirtyList  []uint8  // those the region writes
+}
+
+// emitBuf is reused by every translation (they run under the arena's
+// lock): the code is copied into the arena when placed.
+var emitBuf = make([]byte, 0, 64<<10)
+
+// miss is an out-of-line exit before op k (a TLB miss).
+type miss struct {
+	l *label
+	k int
+}
+
+// jitPrefix is the number of leading ops of b the translator handles.
+func jitPrefix(b *block) int {
+	n := 0
+	for n < len(b.ops) && jitOp(&b.ops[n]) {
+		n++
+	}
+	return n
+}
+
+// translateRegion returns the host code of a region (members[0] is its
+// head; offs their page offsets) and the offset of its run-loop entry.
+//
+// Layout, for each member: its chain entry (budget check, coverage), for
+// the head the run-loop entry (budget taken), the ops, the member's end (a
+// direct jump to another member, a chain through the jump cache, or a
+// mid-block exit before the first op left to the interpreter). Then the
+// out-of-line exits.
+func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
+	l := &lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel()}
+	l.a.b = emitBuf[:0]
+	defer func() { emitBuf = l.a.b[:0] }()
+	for range members {
+		l.entries = append(l.entries, newLabel())
+	}
+	a := &l.a
+	l.assignRegs()
+	l.loadCached() // the chain entry
+	post := newLabel()
+	for mi, b := range members {
+		l.cur = offs[mi]
+		n := jitPrefix(b)
+		size := int32(len(b.ops))
+		a.bind(l.entries[mi])
+		a.aluRI(aluCmp, rRem, size)
+		a.jcc(ccB, l.exitB)
+		l.coverage()
+		if mi == 0 {
+			a.bind(post)
+		}
+		a.aluRI(aluSub, rRem, size)
+		ended := false
+		for i := 0; i < n; i++ {
+			ended = l.op(&b.ops[i], i)
+		}
+		if !ended {
+			if n < len(b.ops) {
+				a.movImm(rcx, int64(n))
+				a.jmp(l.exitM)
+			} else {
+				l.jumpTo(int64(b.size))
+			}
+		}
+	}
+	for _, ms := range l.misses {
+		a.bind(ms.l)
+		a.movImm(rcx, int64(ms.k))
+		a.jmp(l.exitM)
+	}
+	// The run-loop entry: the run loop checked the budget and counted
+	// coverage.
+	goOff = len(a.b)
+	l.loadCached()
+	a.jmp(post)
+	// Exits: store the state the run loop reads and return to jitCall.
+	a.bind(l.exitB)
+	a.zero(rcx)
+	a.movImm(rax, jitExitBoundary)
+	done := newLabel()
+	a.jmp(done)
+	a.bind(l.exitM)
+	a.movImm(rax, jitExitMid)
+	a.bind(done)
+	l.writeBack()
+	a.store64(at(rH, offJPC), rPC)
+	a.store64(at(rH, offJRem), rRem)
+	a.store64(at(rH, offJReason), rax)
+	a.store64(at(rH, offJK), rcx)
+	a.mxcsr(3, at(rH, offJMXCSR))
+	a.ret()
+	return a.b, goOff
+}
+
+// member returns the index of the region member at page offset off, or -1.
+func (l *lowering) member(off int64) int {
+	for i, o := range l.offs {
+		if int64(o) == off {
+			return i
+		}
+	}
+	return -1
+}
+
+// jumpTo moves rPC by delta (from the current member's start) and goes
+// there: directly if a member starts there, else through the jump cache.
+func (l *lowering) jumpTo(delta int64) {
+	l.a.aluRI(aluAdd, rPC, int32(delta))
+	if mi := l.member(int64(l.cur) + delta); mi >= 0 {
+		l.a.jmp(l.entries[mi])
+		return
+	}
+	l.chain()
+}
+
+// coverage counts the edge into this block as runSlice does, when the
+// machine collects coverage; a count that reaches a new bucket leaves to
+// the run loop before anything is written, so that it records the bucket.
+// It uses rax, rcx and rdx only (the others may cache guest registers).
+func (l *lowering) coverage() {
+	a := &l.a
+	skip := newLabel()
+	commit := newLabel()
+	a.aluMI(aluCmp, at(rH, offJCov), 0)
+	a.jcc(ccE, skip)
+	a.movRR(rax, rPC)
+	a.aluRM(aluSub, rax, at(rH, offJCovLo))
+	a.aluRM(aluCmp, rax, at(rH, offJCovSp))
+	a.jcc(ccAE, skip)
+	a.movRR(rax, rPC)
+	a.shiftRI(shiftShr, rax, 1)
+	a.movImm(rcx, 0x9e3779b1)
+	a.imulRR(rax, rcx) // cur
+	a.movRR(rdx, rax)
+	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
+	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
+	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
+	a.shiftRI(shiftShr, rax, 1)
+	a.store64(at(rH, offJTmp), rax) // the next covPrev
+	a.aluRM(aluAdd, rdx, at(rH, offJCov))
+	a.loadU8(rax, at(rdx, 0))
+	a.aluRI(aluCmp, rax, 255)
+	a.jcc(ccE, commit)
+	a.lea(rcx, at(rax, 1))
+	a.testRR(rcx, rax)
+	a.jcc(ccE, l.exitB) // a power of two: a new bucket
+	a.aluRI(aluCmp, rcx, 3)
+	a.jcc(ccE, l.exitB)
+	a.store8(at(rdx, 0), rcx)
+	a.bind(commit)
+	a.load64(rax, at(rH, offJTmp))
+	a.store64(at(rH, offCovPrev), rax)
+	a.bind(skip)
+}
+
+// chain jumps to the translation of the block at rPC if the jump cache
+// holds it for the current context, else leaves at the boundary.
+func (l *lowering) chain() {
+	a := &l.a
+	a.movRR(rax, rPC)
+	a.shiftRI(shiftShr, rax, 1)
+	a.aluRI32(aluAnd, rax, jcMask)
+	a.lea(rax, atIdx(rax, rax, 2, 0))
+	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 8, 0))
+	a.jcc(ccNE, l.exitB)
+	a.load64(rcx, atIdx(rJC, rax, 8, offJCCtx))
+	a.aluRM(aluCmp, rcx, at(rH, offCtx))
+	a.jcc(ccNE, l.exitB)
+	a.load64(rcx, atIdx(rJC, rax, 8, offJCBlock))
+	a.testRR(rcx, rcx)
+	a.jcc(ccE, l.exitB)
+	a.cmpMI8(at(rcx, offBValid), 0)
+	a.jcc(ccE, l.exitB)
+	a.load64(rcx, at(rcx, offBJit))
+	a.testRR(rcx, rcx)
+	a.jcc(ccE, l.exitB)
+	l.writeBack()
+	a.jmpR(rcx)
+}
+
+// Guest register caching. A region keeps its most used integer registers
+// in host registers from its entry to its exits: loaded at the head's
+// entries, written back at every exit and before chaining to another
+// translation. Everything else lives in h.x.
+var cacheRegs = [...]reg{rsi, rdi, r8, r9, r14}
+
+// assignRegs picks the guest registers the region caches: the most used,
+// if used at least twice.
+func (l *lowering) assignRegs() {
+	var uses [32]int
+	for mi, b := range l.members {
+		n := jitPrefix(b)
+		for i := 0; i < n; i++ {
+			o := &b.ops[i]
+			for _, r := range opRegs(o) {
+				if r != 0 && r < 32 {
+					uses[r]++
+				}
+			}
+		}
+		_ = mi
+	}
+	var written [32]bool
+	for _, b := range l.members {
+		n := jitPrefix(b)
+		for i := 0; i < n; i++ {
+			if o := &b.ops[i]; writesX(o.kind) && !isFP(o.kind) && o.rd < 32 {
+				written[o.rd] = true
+			}
+		}
+	}
+	for k := range cacheRegs {
+		best, bestN := 0, 1
+		for r := 1; r < 32; r++ {
+			if uses[r] > bestN {
+				best, bestN = r, uses[r]
+			}
+		}
+		if best == 0 {
+			break
+		}
+		uses[best] = 0
+		l.host[best] = cacheRegs[k]
+		l.cachedList = append(l.cachedList, uint8(best))
+		if written[best] {
+			l.dirtyList = append(l.dirtyList, uint8(best))
+		}
+	}
+}
+
+// opRegs lists the integer registers op o reads or writes.
+func opRegs(o *op) []uint8 {
+	switch o.kind {
+	case isa.LUI, isa.AUIPC, isa.JAL:
+		return []uint8{o.rd}
+	case isa.FLD, isa.FLW, isa.FSD, isa.FSW:
+		return []uint8{o.rs1}
+	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D, isa.FADD_D, isa.FSUB_D, isa.FMUL_D,
+		isa.FDIV_D, isa.FSQRT_D, isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D, isa.FENCE:
+		return nil
+	case isa.SB, isa.SH, isa.SW, isa.SD, isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		return []uint8{o.rs1, o.rs2}
+	}
+	return []uint8{o.rd, o.rs1, o.rs2}
+}
+
+// loadCached loads every cached guest register into its host register.
+func (l *lowering) loadCached() {
+	for _, r := range l.cachedList {
+		l.a.load64(l.host[r], xm(r))
+	}
+}
+
+// writeBack stores every cached guest register the region writes to h.x.
+func (l *lowering) writeBack() {
+	for _, r := range l.dirtyList {
+		l.a.store64(xm(r), l.host[r])
+	}
+}
+
+// getX reads guest register r into dst.
+func (l *lowering) getX(dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		if h != dst {
+			l.a.movRR(dst, h)
+		}
+		return
+	}
+	l.a.load64(dst, xm(r))
+}
+
+// aluX: dst op= guest register r.
+func (l *lowering) aluX(op aluOp, dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		l.a.aluRR(op, dst, h)
+		return
+	}
+	l.a.aluRM(op, dst, xm(r))
+}
+
+// aluX32: dst32 op= guest register r (low 32 bits).
+func (l *lowering) aluX32(op aluOp, dst reg, r uint8) {
+	if h := l.host[r]; h != 0 && r != 0 {
+		l.a.aluRR32(op, dst, h)
+		return
+	}
+	l.a.aluRM32(op, dst, xm(r))
+}
+
+// setX writes src to guest register rd (nothing for x0).
+func (l *lowering) setX(rd uint8, src reg) {
+	if rd == regSink {
+		return
+	}
+	if h := l.host[rd]; h != 0 {
+		if h != src {
+			l.a.movRR(h, src)
+		}
+		return
+	}
+	l.a.store64(xm(rd), src)
+}
+
+// setXImm writes a constant to guest register rd.
+func (l *lowering) setXImm(rd uint8, v int64) {
+	if rd == regSink {
+		return
+	}
+	if h := l.host[rd]; h != 0 {
+		l.a.movImm(h, v)
+		return
+	}
+	if v >= -1<<31 && v < 1<<31 {
+		l.a.storeMI(xm(rd), int32(v))
+		return
+	}
+	l.a.movImm(rax, v)
+	l.a.store64(xm(rd), rax)
+}
+
+var (
+	branchCond = map[isa.Op]cond{isa.BEQ: ccE, isa.BNE: ccNE, isa.BLT: ccL, isa.BGE: ccGE, isa.BLTU: ccB, isa.BGEU: ccAE}
+	immALU     = map[isa.Op]aluOp{isa.ADDI: aluAdd, isa.XORI: aluXor, isa.ORI: aluOr, isa.ANDI: aluAnd}
+	regALU     = map[isa.Op]aluOp{isa.ADD: aluAdd, isa.SUB: aluSub, isa.XOR: aluXor, isa.OR: aluOr, isa.AND: aluAnd}
+	shifts     = map[isa.Op]shiftOp{isa.SLLI: shiftShl, isa.SRLI: shiftShr, isa.SRAI: shiftSar,
+		isa.SLL: shiftShl, isa.SRL: shiftShr, isa.SRA: shiftSar,
+		isa.SLLW: shiftShl, isa.SRLW: shiftShr, isa.SRAW: shiftSar,
+		isa.SLLIW: shiftShl, isa.SRLIW: shiftShr, isa.SRAIW: shiftSar}
+	loadSize  = map[isa.Op]int{isa.LB: 1, isa.LBU: 1, isa.LH: 2, isa.LHU: 2, isa.LW: 4, isa.LWU: 4, isa.LD: 8}
+	storeSize = map[isa.Op]int{isa.SB: 1, isa.SH: 2, isa.SW: 4, isa.SD: 8}
+	fmaOp     = map[isa.Op]byte{isa.FMADD_D: 0xa9, isa.FMSUB_D: 0xab, isa.FNMSUB_D: 0xad, isa.FNMADD_D: 0xaf}
+	sseOp     = map[isa.Op]byte{isa.FADD_D: 0x58, isa.FSUB_D: 0x5c, isa.FMUL_D: 0x59, isa.FDIV_D: 0x5e}
+)
+
+// op lowers one op; it reports whether it ended the block (a control
+// transfer, which chains).
+func (l *lowering) op(o *op, i int) bool {
+	a := &l.a
+	pcOff := int64(o.off)
+	switch o.kind {
+	case isa.LUI:
+		l.setXImm(o.rd, o.imm)
+	case isa.AUIPC:
+		if o.rd != regSink {
+			a.movImm(rax, pcOff+o.imm)
+			a.aluRR(aluAdd, rax, rPC)
+			l.setX(o.rd, rax)
+		}
+	case isa.JAL:
+		if o.rd != regSink {
+			a.lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
+			l.setX(o.rd, rax)
+		}
+		l.jumpTo(pcOff + o.imm)
+		return true
+	case isa.JALR:
+		l.getX(rax, o.rs1)
+		a.aluRI(aluAdd, rax, int32(o.imm))
+		a.aluRI(aluAnd, rax, -2)
+		if o.rd != regSink {
+			a.lea(rcx, at(rPC, int32(pcOff)+int32(o.len)))
+			l.setX(o.rd, rcx)
+		}
+		a.movRR(rPC, rax)
+		l.chain()
+		return true
+	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		taken := newLabel()
+		l.getX(rax, o.rs1)
+		l.aluX(aluCmp, rax, o.rs2)
+		a.jcc(branchCond[o.kind], taken)
+		l.jumpTo(pcOff + int64(o.len))
+		a.bind(taken)
+		l.jumpTo(pcOff + o.imm)
+		return true
+
+	case isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
+		l.load(o, i)
+	case isa.SB, isa.SH, isa.SW, isa.SD:
+		l.store(o, i)
+
+	case isa.ADDI, isa.XORI, isa.ORI, isa.ANDI:
+		if o.rd == regSink {
+			break
+		}
+		op := immALU[o.kind]
+		if o.rs1 == 0 {
+			v := o.imm // x0 op imm
+			if o.kind == isa.ANDI {
+				v = 0
+			}
+			l.setXImm(o.rd, v)
+			break
+		}
+		if o.rd == o.rs1 {
+			if h := l.host[o.rd]; h != 0 {
+				a.aluRI(op, h, int32(o.imm))
+			} else {
+				a.aluMI(op, xm(o.rd), int32(o.imm))
+			}
+			break
+		}
+		l.getX(rax, o.rs1)
+		a.aluRI(op, rax, int32(o.imm))
+		l.setX(o.rd, rax)
+	case isa.SLTI, isa.SLTIU:
+		if o.rd == regSink {
+			break
+		}
+		c := ccL
+		if o.kind == isa.SLTIU {
+			c = ccB
+		}
+		a.zero(rdx)
+		l.getX(rax, o.rs1)
+		a.aluRI(aluCmp, rax, int32(o.imm))
+		a.setcc(c, rdx)
+		l.setX(o.rd, rdx)
+	case isa.SLLI, isa.SRLI, isa.SRAI:
+		if o.rd == regSink {
+			break
+		}
+		l.getX(rax, o.rs1)
+		a.shiftRI(shifts[o.kind], rax, uint8(o.imm&63))
+		l.setX(o.rd, rax)
+	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
+		if o.rd == regSink {
+			break
+		}
+		op := regALU[o.kind]
+		if o.rd == o.rs1 && o.rs2 != o.rd {
+			if h := l.host[o.rd]; h != 0 {
+				l.aluX(op, h, o.rs2)
+				break
+			}
+			l.getX(rax, o.rs2)
+			a.aluMR(op, xm(o.rd), rax)
+			break
+		}
+		l.getX(rax, o.rs1)
+		l.aluX(op, rax, o.rs2)
+		l.setX(o.rd, rax)
+	case isa.SLT, isa.SLTU:
+		if o.rd == regSink {
+			break
+		}
+		c := ccL
+		if o.kind == isa.SLTU {
+			c = ccB
+		}
+		a.zero(rdx)
+		l.getX(rax, o.rs1)
+		l.aluX(aluCmp, rax, o.rs2)
+		a.setcc(c, rdx)
+		l.setX(o.rd, rdx)
+	case isa.SLL, isa.SRL, isa.SRA, isa.SLLW, isa.SRLW, isa.SRAW:
+		if o.rd == regSink {
+			break
+		}
+		w := o.kind == isa.SLL || o.kind == isa.SRL || o.kind == isa.SRA
+		l.getX(rcx, o.rs2)
+		l.getX(rax, o.rs1)
+		a.shiftRCL(w, shifts[o.kind], rax)
+		if !w {
+			a.movsxd(rax, rax)
+		}
+		l.setX(o.rd, rax)
+	case isa.ADDIW:
+		if o.rd == regSink {
+			break
+		}
+		l.getX(rax, o.rs1)
+		a.aluRI32(aluAdd, rax, int32(o.imm))
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.SLLIW, isa.SRLIW, isa.SRAIW:
+		if o.rd == regSink {
+			break
+		}
+		l.getX(rax, o.rs1)
+		a.shiftRI32(shifts[o.kind], rax, uint8(o.imm&31))
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.ADDW, isa.SUBW:
+		if o.rd == regSink {
+			break
+		}
+		op := aluAdd
+		if o.kind == isa.SUBW {
+			op = aluSub
+		}
+		l.getX(rax, o.rs1)
+		l.aluX32(op, rax, o.rs2)
+		a.movsxd(rax, rax)
+		l.setX(o.rd, rax)
+	case isa.MUL, isa.MULW:
+		if o.rd == regSink {
+			break
+		}
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
+		if o.kind == isa.MUL {
+			a.imulRR(rax, rcx)
+		} else {
+			a.opReg(false, rax, rcx, 0x0f, 0xaf) // imul eax, ecx
+			a.movsxd(rax, rax)
+		}
+		l.setX(o.rd, rax)
+	case isa.MULH, isa.MULHU:
+		if o.rd == regSink {
+			break
+		}
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
+		if o.kind == isa.MULH {
+			a.unaryR(true, 5, rcx) // imul: rdx:rax = rax * rcx, signed
+		} else {
+			a.unaryR(true, 4, rcx) // mul: unsigned
+		}
+		l.setX(o.rd, rdx)
+	case isa.MULHSU:
+		if o.rd == regSink {
+			break
+		}
+		// The unsigned high word, less rs2 when rs1 is negative.
+		l.getX(rax, o.rs1)
+		l.getX(rcx, o.rs2)
+		a.unaryR(true, 4, rcx)
+		l.getX(rax, o.rs1)
+		a.shiftRI(shiftSar, rax, 63)
+		a.aluRR(aluAnd, rax, rcx)
+		a.aluRR(aluSub, rdx, rax)
+		l.setX(o.rd, rdx)
+	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
+		if o.rd == regSink {
+			break
+		}
+		l.div(o)
+	case isa.FENCE:
+		// As in exec: one hart runs at a time, in program order.
+	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
+		isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D,
+		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+		l.fp(o, i)
+	default:
+		panic("jit: lowering an op jitOp refuses")
+	}
+	return false
+}
+
+// div lowers the M extension's divisions with their defined results for a
+// zero divisor and for overflow (Unprivileged §7.2, table 7.1), so that the
+// host never divides by zero or overflows (#DE).
+func (l *lowering) div(o *op) {
+	a := &l.a
+	w := o.kind == isa.DIV || o.kind == isa.DIVU || o.kind == isa.REM || o.kind == isa.REMU
+	signed := o.kind == isa.DIV || o.kind == isa.REM || o.kind == isa.DIVW || o.kind == isa.REMW
+	isRem := o.kind == isa.REM || o.kind == isa.REMU || o.kind == isa.REMW || o.kind == isa.REMUW
+	store := newLabel()
+	normal := newLabel()
+	l.getX(rax, o.rs1)
+	l.getX(rcx, o.rs2)
+	if w {
+		a.testRR(rcx, rcx)
+	} else {
+		a.opReg(false, rcx, rcx, 0x85) // test ecx, ecx
+	}
+	a.jcc(ccNE, normal)
+	// Divisor zero: quotient all ones, remainder the dividend.
+	if !isRem {
+		a.movImm(rax, -1)
+	} else if !w {
+		a.movsxd(rax, rax)
+	}
+	a.jmp(store)
+	a.bind(normal)
+	if signed {
+		// Divisor -1: the quotient is the negated dividend (which wraps for
+		// the most negative one, the defined overflow result) and the
+		// remainder 0.
+		div := newLabel()
+		a.aluRIw(w, aluCmp, rcx, -1)
+		a.jcc(ccNE, div)
+		if isRem {
+			a.zero(rax)
+		} else {
+			a.unaryR(w, 3, rax) // neg
+			if !w {
+				a.movsxd(rax, rax)
+			}
+		}
+		a.jmp(store)
+		a.bind(div)
+		a.cqo(w)
+		a.unaryR(w, 7, rcx) // idiv
+	} else {
+		a.zero(rdx)
+		a.unaryR(w, 6, rcx) // div
+	}
+	if isRem {
+		a.movRR(rax, rdx)
+	}
+	if !w {
+		a.movsxd(rax, rax)
+	}
+	a.bind(store)
+	l.setX(o.rd, rax)
+}
+
+// tlbProbe turns the guest address in rax into the host address of the
+// access, or jumps to the op's miss exit: the TLB probe of exec's fast
+// path. Comparing the tag with the page of the access's last byte also
+// sends accesses that cross the page to the slow path, as exec does.
+func (l *lowering) tlbProbe(tlb reg, size int, k int) {
+	a := &l.a
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	a.movRR(rcx, rax)
+	a.shiftRI(shiftShr, rcx, pageShift)
+	a.aluRI32(aluAnd, rcx, tlbMask)
+	a.shiftRI32(shiftShl, rcx, 5)
+	if size == 1 {
+		a.movRR(rdx, rax)
+	} else {
+		a.lea(rdx, at(rax, int32(size-1)))
+	}
+	a.shiftRI(shiftShr, rdx, pageShift)
+	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
+	a.jcc(ccNE, ms.l)
+	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
+}
+
+func (l *lowering) load(o *op, k int) {
+	a := &l.a
+	size := loadSize[o.kind]
+	l.getX(rax, o.rs1)
+	if o.imm != 0 {
+		a.aluRI(aluAdd, rax, int32(o.imm))
+	}
+	l.tlbProbe(rLT, size, k)
+	m := at(rax, 0)
+	switch o.kind {
+	case isa.LB:
+		a.loadS8(rax, m)
+	case isa.LBU:
+		a.loadU8(rax, m)
+	case isa.LH:
+		a.loadS16(rax, m)
+	case isa.LHU:
+		a.loadU16(rax, m)
+	case isa.LW:
+		a.loadS32(rax, m)
+	case isa.LWU:
+		a.loadU32(rax, m)
+	case isa.LD:
+		a.load64(rax, m)
+	}
+	l.setX(o.rd, rax)
+}
+
+func (l *lowering) store(o *op, k int) {
+	a := &l.a
+	size := storeSize[o.kind]
+	l.getX(rax, o.rs1)
+	if o.imm != 0 {
+		a.aluRI(aluAdd, rax, int32(o.imm))
+	}
+	l.tlbProbe(rST, size, k)
+	l.getX(rcx, o.rs2)
+	m := at(rax, 0)
+	switch size {
+	case 1:
+		a.store8(m, rcx)
+	case 2:
+		a.store16(m, rcx)
+	case 4:
+		a.store32(m, rcx)
+	case 8:
+		a.store64(m, rcx)
+	}
+}
+
+// fp lowers the F and D ops the JIT handles: loads, stores, sign
+// injection, and double-precision arithmetic on the host's SSE2 and FMA
+// units in round-to-nearest-even, which give the same IEEE 754 results as
+// softfloat except for NaNs. A NaN result leaves to the interpreter before
+// the op is written back, which recomputes it (canonical NaN) with its
+// flags; the host's flags for such an op (invalid only) are a subset of
+// the interpreter's, so accruing both is exact. Other flags accrue in
+// MXCSR and reach fflags at every exit (runJIT), as they would op by op.
+func (l *lowering) fp(o *op, k int) {
+	a := &l.a
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	// mstatus.FS off: illegal instruction, which the interpreter raises.
+	a.testMI(at(rH, offMstatus), mstatusFS)
+	a.jcc(ccE, ms.l)
+	if usesRM(o.kind) && o.rm == isa.DYN {
+		a.aluMI(aluCmp, at(rH, offFrm), isa.RNE)
+		a.jcc(ccNE, ms.l)
+	}
+	dirty := true
+	switch o.kind {
+	case isa.FLD, isa.FLW:
+		l.getX(rax, o.rs1)
+		if o.imm != 0 {
+			a.aluRI(aluAdd, rax, int32(o.imm))
+		}
+		if o.kind == isa.FLD {
+			l.tlbProbe(rLT, 8, k)
+			a.load64(rcx, at(rax, 0))
+		} else {
+			l.tlbProbe(rLT, 4, k)
+			a.loadU32(rcx, at(rax, 0))
+			a.movImm(rdx, boxMask-1<<64)
+			a.aluRR(aluOr, rcx, rdx)
+		}
+		a.store64(fm(o.rd), rcx)
+	case isa.FSD, isa.FSW:
+		dirty = false
+		l.getX(rax, o.rs1)
+		if o.imm != 0 {
+			a.aluRI(aluAdd, rax, int32(o.imm))
+		}
+		if o.kind == isa.FSD {
+			l.tlbProbe(rST, 8, k)
+			a.load64(rcx, fm(o.rs2))
+			a.store64(at(rax, 0), rcx)
+		} else {
+			l.tlbProbe(rST, 4, k)
+			a.load64(rcx, fm(o.rs2))
+			a.store32(at(rax, 0), rcx)
+		}
+	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
+		a.load64(rax, fm(o.rs1))
+		a.load64(rcx, fm(o.rs2))
+		if o.kind == isa.FSGNJN_D {
+			a.not(rcx)
+		}
+		a.shiftRI(shiftShr, rcx, 63)
+		a.shiftRI(shiftShl, rcx, 63)
+		if o.kind == isa.FSGNJX_D {
+			a.aluRR(aluXor, rax, rcx)
+		} else {
+			a.shiftRI(shiftShl, rax, 1)
+			a.shiftRI(shiftShr, rax, 1)
+			a.aluRR(aluOr, rax, rcx)
+		}
+		a.store64(fm(o.rd), rax)
+	default:
+		const xmm0, xmm1 = reg(0), reg(1)
+		switch o.kind {
+		case isa.FSQRT_D:
+			a.sseArith(0x51, xmm0, fm(o.rs1))
+		case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+			op := fmaOp[o.kind]
+			a.movsdLoad(xmm0, fm(o.rs1))
+			a.movsdLoad(xmm1, fm(o.rs2))
+			a.fma213(op, xmm0, xmm1, fm(o.rs3))
+		default:
+			op := sseOp[o.kind]
+			a.movsdLoad(xmm0, fm(o.rs1))
+			a.sseArith(op, xmm0, fm(o.rs2))
+		}
+		a.ucomisdRR(xmm0, xmm0)
+		a.jcc(ccP, ms.l)
+		a.movsdStore(fm(o.rd), xmm0)
+	}
+	if dirty {
+		a.aluMI(aluOr, at(rH, offMstatus), mstatusFS)
+	}
+}

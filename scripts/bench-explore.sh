@@ -1,0 +1,64 @@
+#!/bin/sh
+# Explorer benchmark: universes per second of `everett explore`, under each
+# engine (--engine jit and --engine interp), in one invocation, with a fixed
+# universe budget from seed 1 on WORKERS workers (default 2):
+#   1. the kv example (guest-images/examples/kv: three Linux nodes and the
+#      switch), KV_UNIVERSES universes (default 8, the demo's budget);
+#   2. one Linux node with 2 harts (the smoke-test guest of
+#      guest-images/linux), LINUX_UNIVERSES universes (default 24).
+# Both engines must find the same failures (results never depend on the
+# engine). Prints universes/s for each and the ratio jit/interp.
+set -eu
+cd "$(dirname "$0")/.."
+EVERETT=bin/everett
+WORKERS=${WORKERS:-2}
+KV_UNIVERSES=${KV_UNIVERSES:-8}
+LINUX_UNIVERSES=${LINUX_UNIVERSES:-24}
+[ -x "$EVERETT" ] || { echo "bench-explore: run 'make bench'" >&2; exit 2; }
+sh guest-images/examples/kv/build.sh >/dev/null
+kernel=$(sh guest-images/linux/build-kernel.sh)
+initrd=$(sh guest-images/linux/build-initramfs.sh)
+disk=$(sh guest-images/linux/build-disk.sh)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/linux.yaml" <<YAML
+name: linux-1node
+nodes:
+  - name: n0
+    kernel: $kernel
+    initrd: $initrd
+    disk: $disk
+    harts: 2
+YAML
+
+# explore NAME SPEC UNIVERSES ENGINE: prints the universes/s of the run;
+# its summary goes to $tmp/NAME-ENGINE/.
+explore() {
+	d="$tmp/$1-$4"
+	rc=0
+	"$EVERETT" explore "$2" --seed 1 --universes "$3" --workers "$WORKERS" --engine "$4" --out "$d" \
+		>"$d.out" 2>"$d.err" || rc=$?
+	[ "$rc" -le 1 ] || { echo "bench-explore: explore $2 --engine $4 exited $rc:" >&2; tail -5 "$d.err" >&2; exit 1; }
+	sed -n 's/^explored .* (\([0-9.]*\) universes\/s, engine .*/\1/p' "$d.out"
+}
+
+# failures NAME ENGINE: the failure signatures of a run, sorted.
+failures() { sed -n 's/^ *"signature": "\(.*\)",$/\1/p' "$tmp/$1-$2/summary.json" | sort; }
+
+echo "explore bench: universes/s with --seed 1 on $WORKERS workers"
+for run in "kv guest-images/examples/kv/spec.yaml $KV_UNIVERSES kv-example-(3-nodes)" \
+	"linux $tmp/linux.yaml $LINUX_UNIVERSES one-Linux-node-(2-harts)"; do
+	# shellcheck disable=SC2086
+	set -- $run
+	uj=$(explore "$1" "$2" "$3" jit)
+	un=$(explore "$1" "$2" "$3" interp)
+	if [ "$(failures "$1" jit)" != "$(failures "$1" interp)" ]; then
+		echo "bench-explore: $1: the engines found different failures:" >&2
+		failures "$1" jit >&2; echo "--" >&2; failures "$1" interp >&2
+		exit 1
+	fi
+	awk -v name="$4" -v n="$3" -v j="$uj" -v i="$un" 'BEGIN {
+		gsub("-", " ", name)
+		printf "  %s, %d universes: jit %.2f universes/s, interp %.2f universes/s\n", name, n, j, i
+		printf "    jit / interp = %.2f\n", j / i }'
+done
