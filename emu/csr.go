@@ -329,9 +329,12 @@ func (h *Hart) setMstatus(v uint64) {
 		nv = nv&^mstatusMPP | old&mstatusMPP
 	}
 	h.mstatus = nv
-	const tlbBits = mstatusMPRV | mstatusMPP | mstatusSUM | mstatusMXR
-	if (old^nv)&tlbBits != 0 {
+	// MXR changes what a load may read through every set: flush. MPRV,
+	// MPP and SUM only choose the set data accesses use (updateMode).
+	if (old^nv)&mstatusMXR != 0 {
 		h.flushTLB()
+	}
+	if (old^nv)&(mstatusMPRV|mstatusMPP|mstatusSUM|mstatusMXR) != 0 {
 		h.updateMode()
 	}
 }

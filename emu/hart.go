@@ -129,7 +129,7 @@ type tlbSet struct {
 
 // Jump cache: virtual pc -> decoded block, valid while ctx matches.
 const (
-	jcBits = 12
+	jcBits = 15
 	jcSize = 1 << jcBits
 	jcMask = jcSize - 1
 )
@@ -217,11 +217,23 @@ type Hart struct {
 	epoch uint64 // bumped when translations change; part of jcEntry.ctx
 	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
 	j     jitState
+	// supers lists the superpages (superKey) translated since the TLBs
+	// were last flushed whole, up to len(supers), nSupers of them (more:
+	// unknown): an sfence.vma of one address outside all of them can flush
+	// that page alone.
+	supers  [16]uint64
+	nSupers int
 }
+
+// tlbSetSUM is the TLB set of S-mode loads and stores with mstatus.SUM
+// set (privilege level 2 has no set of its own): Linux toggles SUM around
+// every access to user memory, and keeping those translations apart
+// means a toggle switches sets instead of flushing them.
+const tlbSetSUM = 2
 
 // hartCaches are a hart's TLBs and jump cache.
 type hartCaches struct {
-	tlbs [4]tlbSet // indexed by privilege level (2 unused)
+	tlbs [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
 	jc   [jcSize]jcEntry
 }
 
@@ -311,6 +323,72 @@ func (h *Hart) flushTLB() {
 	}
 	h.epoch++
 	h.ctx = h.epoch<<2 | uint64(h.priv)
+	h.nSupers = 0
+}
+
+// superKey names the level-i superpage holding va.
+func superKey(va uint64, i int) uint64 { return va>>(12+9*uint(i))<<2 | uint64(i) }
+
+// noteSuper records a translation through the level-i superpage holding va.
+func (h *Hart) noteSuper(va uint64, i int) {
+	k := superKey(va, i)
+	n := min(h.nSupers, len(h.supers))
+	for j := 0; j < n; j++ {
+		if h.supers[j] == k {
+			return
+		}
+	}
+	if h.nSupers < len(h.supers) {
+		h.supers[h.nSupers] = k
+	}
+	h.nSupers++
+}
+
+// inSuper reports whether a superpage translated since the last full
+// flush may hold va.
+func (h *Hart) inSuper(va uint64) bool {
+	if h.nSupers > len(h.supers) {
+		return true
+	}
+	for j := 0; j < h.nSupers; j++ {
+		k := h.supers[j]
+		if superKey(va, int(k&3)) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// flushTLBVA is sfence.vma of one virtual address (Privileged ISA §4.2.1):
+// it drops that page's entries from every TLB set and the jump-cache
+// entries of code in it, or flushes everything if a superpage translation
+// may cover it (the TLBs hold superpages as 4 KiB pieces).
+func (h *Hart) flushTLBVA(va uint64) {
+	if h.c == nil {
+		return
+	}
+	if h.inSuper(va) {
+		h.flushTLB()
+		return
+	}
+	vpn := va >> pageShift
+	idx := vpn & tlbMask
+	for p := range h.c.tlbs {
+		s := &h.c.tlbs[p]
+		for _, e := range []*tlbEntry{&s.fetch[idx], &s.load[idx], &s.store[idx]} {
+			if e.tag == vpn {
+				e.tag = tlbNone
+			}
+		}
+	}
+	// The jump-cache slots of pcs in this page: (pc>>1)&jcMask covers 2048
+	// consecutive slots.
+	first := (vpn << (pageShift - 1)) & jcMask
+	for i := first; i < first+pageSize/2; i++ {
+		if e := &h.c.jc[i]; e.pc>>pageShift == vpn {
+			e.pc = ^uint64(0)
+		}
+	}
 }
 
 // flushStoreTLBPage drops any store-TLB entry that maps physical page ppn.
@@ -338,7 +416,9 @@ func (h *Hart) flushLoadTLBPage(ppn uint64) {
 }
 
 // updateMode recomputes the TLB sets in use after a change of privilege
-// level or of mstatus.MPRV/MPP.
+// level or of mstatus.MPRV, MPP or SUM. Each set holds translations made
+// for one effective data privilege (and SUM), so a change of mode never
+// needs a flush.
 func (h *Hart) updateMode() {
 	h.dataPriv = h.priv
 	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
@@ -349,8 +429,12 @@ func (h *Hart) updateMode() {
 		return
 	}
 	h.ftlb = &h.c.tlbs[h.priv].fetch
-	h.ltlb = &h.c.tlbs[h.dataPriv].load
-	h.stlb = &h.c.tlbs[h.dataPriv].store
+	d := h.dataPriv
+	if d == PrivS && h.mstatus&mstatusSUM != 0 {
+		d = tlbSetSUM
+	}
+	h.ltlb = &h.c.tlbs[d].load
+	h.stlb = &h.c.tlbs[d].store
 }
 
 // tlbs returns the number of TLB sets to visit: none before the caches

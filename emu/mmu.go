@@ -127,6 +127,9 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 		if pte&want != want {
 			h.m.writePhys64(pteAddr, pte|want)
 		}
+		if i > 0 {
+			h.noteSuper(va, i)
+		}
 		off := va & (1<<(12+9*uint(i)) - 1)
 		return ppn<<pageShift&^(1<<(12+9*uint(i))-1) | off, 0, true
 	}

@@ -40,7 +40,11 @@ func (h *Hart) system(o *op) {
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return
 		}
-		h.flushTLB()
+		if o.rs1 != 0 {
+			h.flushTLBVA(h.x[o.rs1])
+		} else {
+			h.flushTLB()
+		}
 		h.pc = next
 	case isa.HYPERCALL:
 		if h.m.Hypercall == nil {
