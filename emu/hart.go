@@ -129,7 +129,7 @@ type tlbSet struct {
 
 // Jump cache: virtual pc -> decoded block, valid while ctx matches.
 const (
-	jcBits = 15
+	jcBits = 12
 	jcSize = 1 << jcBits
 	jcMask = jcSize - 1
 )

@@ -108,6 +108,8 @@ type lowering struct {
 	exitB   *label   // boundary exit: nothing of the block at rPC has run
 	exitM   *label   // mid-block exit: ecx holds k
 	misses  []miss
+	cold    []func() // out-of-line code, emitted after the members
+	chainL  *label   // the chain sequence (chainBody), if any exit needs it
 
 	host       [256]reg // host register caching each guest register, or 0
 	cachedList []uint8  // the cached guest registers
@@ -177,6 +179,9 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 			}
 		}
 	}
+	for _, c := range l.cold {
+		c()
+	}
 	for _, ms := range l.misses {
 		a.bind(ms.l)
 		a.movImm(rcx, int64(ms.k))
@@ -234,43 +239,60 @@ func (l *lowering) jumpTo(delta int64) {
 func (l *lowering) coverage() {
 	a := &l.a
 	skip := newLabel()
-	commit := newLabel()
+	body := newLabel()
 	a.aluMI(aluCmp, at(rH, offJCov), 0)
-	a.jcc(ccE, skip)
-	a.movRR(rax, rPC)
-	a.aluRM(aluSub, rax, at(rH, offJCovLo))
-	a.aluRM(aluCmp, rax, at(rH, offJCovSp))
-	a.jcc(ccAE, skip)
-	a.movRR(rax, rPC)
-	a.shiftRI(shiftShr, rax, 1)
-	a.movImm(rcx, 0x9e3779b1)
-	a.imulRR(rax, rcx) // cur
-	a.movRR(rdx, rax)
-	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
-	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
-	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
-	a.shiftRI(shiftShr, rax, 1)
-	a.store64(at(rH, offJTmp), rax) // the next covPrev
-	a.aluRM(aluAdd, rdx, at(rH, offJCov))
-	a.loadU8(rax, at(rdx, 0))
-	a.aluRI(aluCmp, rax, 255)
-	a.jcc(ccE, commit)
-	a.lea(rcx, at(rax, 1))
-	a.testRR(rcx, rax)
-	a.jcc(ccE, l.exitB) // a power of two: a new bucket
-	a.aluRI(aluCmp, rcx, 3)
-	a.jcc(ccE, l.exitB)
-	a.store8(at(rdx, 0), rcx)
-	a.bind(commit)
-	a.load64(rax, at(rH, offJTmp))
-	a.store64(at(rH, offCovPrev), rax)
+	a.jcc(ccNE, body)
 	a.bind(skip)
+	l.cold = append(l.cold, func() {
+		// Out of line: with coverage off this is never reached, and
+		// with it on it is the same code either way.
+		a.bind(body)
+		commit := newLabel()
+		a.movRR(rax, rPC)
+		a.aluRM(aluSub, rax, at(rH, offJCovLo))
+		a.aluRM(aluCmp, rax, at(rH, offJCovSp))
+		a.jcc(ccAE, skip)
+		a.movRR(rax, rPC)
+		a.shiftRI(shiftShr, rax, 1)
+		a.movImm(rcx, 0x9e3779b1)
+		a.imulRR(rax, rcx) // cur
+		a.movRR(rdx, rax)
+		a.aluRM(aluXor, rdx, at(rH, offCovPrev))
+		a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
+		a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
+		a.shiftRI(shiftShr, rax, 1)
+		a.store64(at(rH, offJTmp), rax) // the next covPrev
+		a.aluRM(aluAdd, rdx, at(rH, offJCov))
+		a.loadU8(rax, at(rdx, 0))
+		a.aluRI(aluCmp, rax, 255)
+		a.jcc(ccE, commit)
+		a.lea(rcx, at(rax, 1))
+		a.testRR(rcx, rax)
+		a.jcc(ccE, l.exitB) // a power of two: a new bucket
+		a.aluRI(aluCmp, rcx, 3)
+		a.jcc(ccE, l.exitB)
+		a.store8(at(rdx, 0), rcx)
+		a.bind(commit)
+		a.load64(rax, at(rH, offJTmp))
+		a.store64(at(rH, offCovPrev), rax)
+		a.jmp(skip)
+	})
 }
 
 // chain jumps to the translation of the block at rPC if the jump cache
 // holds it for the current context, else leaves at the boundary.
 func (l *lowering) chain() {
+	if l.chainL == nil {
+		l.chainL = newLabel()
+		l.cold = append(l.cold, l.chainBody)
+	}
+	l.a.jmp(l.chainL)
+}
+
+// chainBody is the one chain sequence of a translation, out of line.
+func (l *lowering) chainBody() {
 	a := &l.a
+	a.bind(l.chainL)
 	a.movRR(rax, rPC)
 	a.shiftRI(shiftShr, rax, 1)
 	a.aluRI32(aluAnd, rax, jcMask)
