@@ -294,12 +294,6 @@ func (a *emitter) shiftRCL(w bool, op shiftOp, dst reg) {
 	a.modrmReg(reg(op), dst)
 }
 
-// imulRM: dst *= qword [m] (low 64 bits).
-func (a *emitter) imulRM(w bool, dst reg, m mem) { a.opMem(w, dst, m, 0x0f, 0xaf) }
-
-// unaryM: F7 /digit on qword [m]: 4 mul, 5 imul (rdx:rax = rax * m).
-func (a *emitter) unaryM(digit reg, m mem) { a.opMem(true, digit, m, 0xf7) }
-
 // unaryR: F7 /digit on a register: 3 neg, 6 div, 7 idiv.
 func (a *emitter) unaryR(w bool, digit, r reg) { a.opReg(w, digit, r, 0xf7) }
 
@@ -359,19 +353,6 @@ func (a *emitter) jcc(c cond, l *label) {
 func (a *emitter) jmp(l *label) {
 	a.byte1(0xe9)
 	a.rel32(l)
-}
-
-// jmpAbs jumps to absolute address target, given the address the code
-// will sit at (base): a rel32 if it reaches, else through rax.
-func (a *emitter) jmpAbs(base, target uintptr) {
-	next := base + uintptr(len(a.b)) + 5
-	if d := int64(target) - int64(next); d >= -1<<31 && d < 1<<31 {
-		a.byte1(0xe9)
-		a.u32(uint32(int32(d)))
-		return
-	}
-	a.movImm(rax, int64(target))
-	a.jmpR(rax)
 }
 
 func (a *emitter) rel32(l *label) {
