@@ -177,7 +177,13 @@ func TestTheEnginesExploreAKVUniverseIdentically(t *testing.T) {
 		t.Skip("boots three Linux nodes under each engine")
 	}
 	s := linuxExample(t, "kv", "spec.yaml")
-	// README: the lost write is found in universe 3 from root seed 1.
-	res := requireSameExploration(t, s, Options{Seed: 1, Universes: 4, Workers: 1})
+	// Two universes keep make test's cost down (the lost write of README
+	// is found in universe 3 from root seed 1; with EVERETT_CONTROL=full,
+	// four are compared, that failure included).
+	n := 2
+	if os.Getenv("EVERETT_CONTROL") == "full" {
+		n = 4
+	}
+	res := requireSameExploration(t, s, Options{Seed: 1, Universes: n, Workers: 1})
 	t.Logf("failures: %v", signatures(res))
 }
