@@ -217,10 +217,15 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	if cp == nil {
 		cp = new(codePage)
 		cl[pn&(leafPages-1)] = cp
-		if m.RAM.flag(pn)&pfCode == 0 {
+		if fl := m.RAM.flag(pn); fl&pfCode == 0 {
 			m.RAM.setFlag(pn, pfCode)
-			for _, h := range m.harts {
-				h.flushStoreTLBPage(pa >> pageShift)
+			if fl&pfStored != 0 {
+				// No store may hit a page with code: drop the entries
+				// (a page no store TLB was filled for has none).
+				for _, h := range m.harts {
+					h.flushStoreTLBPage(pa >> pageShift)
+				}
+				m.RAM.clearFlag(pn, pfStored)
 			}
 		}
 	}

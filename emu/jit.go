@@ -31,9 +31,17 @@ const (
 	jitExitMid      = 2 // stopped before op k of the block at pc
 )
 
-// jitHot is how many times the interpreter runs a block before it is
-// translated: cold code (boot-time setup) is never worth translating.
-const jitHot = 16
+// jitAdopt is how many times the interpreter runs a block before it looks
+// for the block's translation in the shared cache (another machine, a
+// parent or sibling universe, may have made it), and jitHot how many
+// before it translates the block itself. A translation costs about as much
+// as a few hundred interpreted runs of its block, so code that runs fewer
+// times (a boot's setup) is not worth translating; finding one made
+// already costs little.
+const (
+	jitAdopt = 16
+	jitHot   = 128
+)
 
 // jitSealEvery is how many more runs of a block waiting for its
 // translation force the shared code chunk to be sealed (made executable).
@@ -93,12 +101,18 @@ func (m *Machine) jitPrepare(b *block) {
 		return
 	}
 	b.hits++
-	if b.hits < jitHot {
-		return
+	adopt, hot := uint32(jitAdopt), uint32(jitHot)
+	if m.jitEager {
+		adopt, hot = 1, 2 // the lockstep harness: translate all it can
 	}
-	b.tr = m.jitTranslate(b)
-	if b.tr == nil {
-		b.noJIT = true
+	switch b.hits {
+	case adopt:
+		b.tr = m.jitTranslate(b, false)
+	case hot:
+		b.tr = m.jitTranslate(b, true)
+		if b.tr == nil {
+			b.noJIT = true
+		}
 	}
 }
 

@@ -169,10 +169,10 @@ func jitKey(members []*block, offs []uint64) string {
 }
 
 // jitTranslate returns the shared translation of the region headed by
-// block b, translating it if no machine has, or nil if b cannot be
-// translated (or the cache is full). The translation may not be runnable
-// yet (see jitArena).
-func (m *Machine) jitTranslate(b *block) *jitTrans {
+// block b, translating it if no machine has and create is set, or nil if
+// there is none (b cannot be translated, the cache is full, or create is
+// not set). The translation may not be runnable yet (see jitArena).
+func (m *Machine) jitTranslate(b *block, create bool) *jitTrans {
 	if jitPrefix(b) == 0 {
 		return nil
 	}
@@ -186,6 +186,9 @@ func (m *Machine) jitTranslate(b *block) *jitTrans {
 	}
 	if t, ok := ar.byKey[key]; ok {
 		return t
+	}
+	if !create {
+		return nil
 	}
 	code, goOff := translateRegion(members, offs)
 	off, ok := ar.place(code)

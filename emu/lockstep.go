@@ -80,6 +80,9 @@ func buildEngines(build func() (*Machine, error)) (a, b *Machine, err error) {
 	if err := b.SetEngine(EngineJIT); err != nil {
 		return nil, nil, err
 	}
+	// Translate every block from its second run, so that short programs
+	// (the fuzzers', the tests') run as host code, not only hot loops.
+	b.jitEager = true
 	return a, b, nil
 }
 

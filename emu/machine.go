@@ -162,6 +162,7 @@ type Machine struct {
 	// Engine (engine.go): a host setting, never saved or hashed.
 	engine   Engine
 	jitStats JITStats
+	jitEager bool // translate blocks on their second run (CompareEngines)
 }
 
 // New builds a machine. Devices are added with Map before Run.

@@ -41,6 +41,7 @@ const (
 	pfCode   uint8 = 1 << iota // decoded blocks exist for this page
 	pfWatch                    // a device watches stores to this page (HTIF)
 	pfLoaded                   // some hart's load TLB may point at this page
+	pfStored                   // some hart's store TLB may point at this page
 )
 
 // RAM is guest physical memory at [Base, Base+Size).

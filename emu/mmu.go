@@ -276,6 +276,7 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 		e.host = unsafe.Pointer(p)
 		e.ppn = pa >> pageShift
 		e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
+		h.ram.setFlag(pn, pfStored)
 	}
 	return res
 }
