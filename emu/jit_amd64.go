@@ -248,26 +248,14 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		}
 		n := uint64(len(b2.ops))
 		done -= n
-		h.steps += done
-		h.retired += done
-		h.local += done
-		m.icount += done
-		used := h.exec(b2, h.pc, int(j.k), int(n))
-		retired := used
-		if h.trapped {
-			retired--
-		}
-		h.steps += uint64(used)
-		h.retired += uint64(retired)
-		h.local += uint64(used)
-		m.icount += uint64(used)
+		h.trapped = false
+		m.account(h, int(done))
+		m.account(h, h.exec(b2, h.pc, int(j.k), int(n)))
 		h.trapped = false
 		m.jitStats.Insns += done + j.k
 	} else {
-		h.steps += done
-		h.retired += done
-		h.local += done
-		m.icount += done
+		h.trapped = false
+		m.account(h, int(done))
 		m.jitStats.Insns += done
 	}
 	h.pos = 0

@@ -637,15 +637,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			raw = b.ops[0].raw
 			used = h.exec(b, pc, 0, n)
 		}
-		retired := used
-		if h.trapped {
-			retired--
-		}
-		h.steps += uint64(used)
-		h.retired += uint64(retired)
-		h.local += uint64(used)
-		h.pos = 0
-		m.icount += uint64(used)
+		m.account(h, used)
 		if m.Tracer != nil && used > 0 {
 			m.Tracer(h, pc, raw, h.trapped)
 		}
@@ -654,6 +646,21 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			h.checkInterrupts()
 		}
 	}
+}
+
+// account adds used instruction slots, the last of which trapped if
+// h.trapped is set, to the hart's counters, its local time and the
+// machine's instruction count.
+func (m *Machine) account(h *Hart, used int) {
+	retired := used
+	if h.trapped {
+		retired--
+	}
+	h.steps += uint64(used)
+	h.retired += uint64(retired)
+	h.local += uint64(used)
+	h.pos = 0
+	m.icount += uint64(used)
 }
 
 // lookup finds or builds the block at h.pc. It returns nil after raising a
