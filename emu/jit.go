@@ -40,7 +40,7 @@ const (
 // already costs little.
 const (
 	jitAdopt = 16
-	jitHot   = 128
+	jitHot   = 512
 )
 
 // jitSealEvery is how many more runs of a block waiting for its

@@ -45,6 +45,7 @@ type jitArena struct {
 	chunk  *jitChunk
 	wait   []*jitTrans // translations in the writable chunk
 	byKey  map[string]*jitTrans
+	heads  map[uint64]struct{} // jitHeadKey of every region translated
 	enter  uintptr
 	trans  uint64
 	bytes  uint64
@@ -72,6 +73,7 @@ func (ar *jitArena) init() bool {
 	ar.mem = mem
 	ar.base = uintptr(unsafe.Pointer(&mem[0]))
 	ar.byKey = make(map[string]*jitTrans)
+	ar.heads = make(map[uint64]struct{})
 	// The entry stub: load the registers translations keep constant
 	// (jit_lower_amd64.go), then jump to the target in rax.
 	var a emitter
@@ -168,6 +170,16 @@ func jitKey(members []*block, offs []uint64) string {
 	return string(buf)
 }
 
+// jitHeadKey hashes what a region's key starts with: its head's page
+// offset and bytes.
+func jitHeadKey(b *block) uint64 {
+	h := uint64(b.pa&pageMask) * 0x9e3779b97f4a7c15
+	for i := range b.ops {
+		h = (h ^ uint64(b.ops[i].raw)) * 0x100000001b3
+	}
+	return h ^ uint64(len(b.ops))
+}
+
 // jitTranslate returns the shared translation of the region headed by
 // block b, translating it if no machine has and create is set, or nil if
 // there is none (b cannot be translated, the cache is full, or create is
@@ -175,6 +187,17 @@ func jitKey(members []*block, offs []uint64) string {
 func (m *Machine) jitTranslate(b *block, create bool) *jitTrans {
 	if jitPrefix(b) == 0 {
 		return nil
+	}
+	head := jitHeadKey(b)
+	if !create {
+		// Forming the region decodes its members: first ask whether any
+		// translation starts with this block at all.
+		arena.mu.Lock()
+		_, ok := arena.heads[head]
+		arena.mu.Unlock()
+		if !ok {
+			return nil
+		}
 	}
 	members, offs := m.jitRegion(b, jitPrefix)
 	key := jitKey(members, offs)
@@ -197,6 +220,7 @@ func (m *Machine) jitTranslate(b *block, create bool) *jitTrans {
 	}
 	t := &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
 	ar.byKey[key] = t
+	ar.heads[head] = struct{}{}
 	ar.wait = append(ar.wait, t)
 	ar.trans++
 	ar.bytes += uint64(len(code))
