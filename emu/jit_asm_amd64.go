@@ -238,28 +238,34 @@ func (a *emitter) aluRI32(op aluOp, dst reg, imm int32) { a.aluRIw(false, op, ds
 
 func (a *emitter) aluRIw(w bool, op aluOp, dst reg, imm int32) {
 	a.rex(w, 0, 0, dst, false)
-	if imm >= -128 && imm <= 127 {
-		a.byte1(0x83)
-		a.modrmReg(reg(op), dst)
-		a.byte1(byte(int8(imm)))
-		return
-	}
-	a.byte1(0x81)
+	a.byte1(aluImmOpcode(imm))
 	a.modrmReg(reg(op), dst)
-	a.u32(uint32(imm))
+	a.aluImm(imm)
 }
 
 // aluMI: qword [m] op= imm (sign-extended 32-bit).
 func (a *emitter) aluMI(op aluOp, m mem, imm int32) {
 	a.rexMem(true, 0, m, false)
+	a.byte1(aluImmOpcode(imm))
+	a.modrmMem(reg(op), m)
+	a.aluImm(imm)
+}
+
+// aluImmOpcode is the opcode of the ALU group with an immediate: 0x83 with
+// a sign-extended byte, 0x81 with a dword.
+func aluImmOpcode(imm int32) byte {
 	if imm >= -128 && imm <= 127 {
-		a.byte1(0x83)
-		a.modrmMem(reg(op), m)
+		return 0x83
+	}
+	return 0x81
+}
+
+// aluImm emits the immediate in the size aluImmOpcode chose.
+func (a *emitter) aluImm(imm int32) {
+	if imm >= -128 && imm <= 127 {
 		a.byte1(byte(int8(imm)))
 		return
 	}
-	a.byte1(0x81)
-	a.modrmMem(reg(op), m)
 	a.u32(uint32(imm))
 }
 

@@ -468,11 +468,24 @@ var (
 	sseOp     = map[isa.Op]byte{isa.FADD_D: 0x58, isa.FSUB_D: 0x5c, isa.FMUL_D: 0x59, isa.FDIV_D: 0x5e}
 )
 
+// onlyWritesX reports whether op kind k (one jitOp handles) does nothing
+// but write integer register rd: then a write to x0 is no op at all.
+func onlyWritesX(k isa.Op) bool {
+	switch k {
+	case isa.JAL, isa.JALR, isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
+		return false
+	}
+	return writesX(k) && !isFP(k)
+}
+
 // op lowers one op; it reports whether it ended the block (a control
 // transfer, which chains).
 func (l *lowering) op(o *op, i int) bool {
 	a := &l.a
 	pcOff := int64(o.off)
+	if o.rd == regSink && onlyWritesX(o.kind) {
+		return false // a write to x0 with no other effect
+	}
 	switch o.kind {
 	case isa.LUI:
 		l.setXImm(o.rd, o.imm)
@@ -516,9 +529,6 @@ func (l *lowering) op(o *op, i int) bool {
 		l.store(o, i)
 
 	case isa.ADDI, isa.XORI, isa.ORI, isa.ANDI:
-		if o.rd == regSink {
-			break
-		}
 		op := immALU[o.kind]
 		if o.rs1 == 0 {
 			v := o.imm // x0 op imm
@@ -539,30 +549,25 @@ func (l *lowering) op(o *op, i int) bool {
 		l.getX(rax, o.rs1)
 		a.aluRI(op, rax, int32(o.imm))
 		l.setX(o.rd, rax)
-	case isa.SLTI, isa.SLTIU:
-		if o.rd == regSink {
-			break
-		}
+	case isa.SLTI, isa.SLTIU, isa.SLT, isa.SLTU:
 		c := ccL
-		if o.kind == isa.SLTIU {
+		if o.kind == isa.SLTIU || o.kind == isa.SLTU {
 			c = ccB
 		}
 		a.zero(rdx)
 		l.getX(rax, o.rs1)
-		a.aluRI(aluCmp, rax, int32(o.imm))
+		if o.kind == isa.SLTI || o.kind == isa.SLTIU {
+			a.aluRI(aluCmp, rax, int32(o.imm))
+		} else {
+			l.aluX(aluCmp, rax, o.rs2)
+		}
 		a.setcc(c, rdx)
 		l.setX(o.rd, rdx)
 	case isa.SLLI, isa.SRLI, isa.SRAI:
-		if o.rd == regSink {
-			break
-		}
 		l.getX(rax, o.rs1)
 		a.shiftRI(shifts[o.kind], rax, uint8(o.imm&63))
 		l.setX(o.rd, rax)
 	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
-		if o.rd == regSink {
-			break
-		}
 		op := regALU[o.kind]
 		if o.rd == o.rs1 && o.rs2 != o.rd {
 			if h := l.host[o.rd]; h != 0 {
@@ -576,23 +581,7 @@ func (l *lowering) op(o *op, i int) bool {
 		l.getX(rax, o.rs1)
 		l.aluX(op, rax, o.rs2)
 		l.setX(o.rd, rax)
-	case isa.SLT, isa.SLTU:
-		if o.rd == regSink {
-			break
-		}
-		c := ccL
-		if o.kind == isa.SLTU {
-			c = ccB
-		}
-		a.zero(rdx)
-		l.getX(rax, o.rs1)
-		l.aluX(aluCmp, rax, o.rs2)
-		a.setcc(c, rdx)
-		l.setX(o.rd, rdx)
 	case isa.SLL, isa.SRL, isa.SRA, isa.SLLW, isa.SRLW, isa.SRAW:
-		if o.rd == regSink {
-			break
-		}
 		w := o.kind == isa.SLL || o.kind == isa.SRL || o.kind == isa.SRA
 		l.getX(rcx, o.rs2)
 		l.getX(rax, o.rs1)
@@ -602,25 +591,16 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 		l.setX(o.rd, rax)
 	case isa.ADDIW:
-		if o.rd == regSink {
-			break
-		}
 		l.getX(rax, o.rs1)
 		a.aluRI32(aluAdd, rax, int32(o.imm))
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.SLLIW, isa.SRLIW, isa.SRAIW:
-		if o.rd == regSink {
-			break
-		}
 		l.getX(rax, o.rs1)
 		a.shiftRI32(shifts[o.kind], rax, uint8(o.imm&31))
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.ADDW, isa.SUBW:
-		if o.rd == regSink {
-			break
-		}
 		op := aluAdd
 		if o.kind == isa.SUBW {
 			op = aluSub
@@ -630,9 +610,6 @@ func (l *lowering) op(o *op, i int) bool {
 		a.movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.MUL, isa.MULW:
-		if o.rd == regSink {
-			break
-		}
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
 		if o.kind == isa.MUL {
@@ -643,9 +620,6 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 		l.setX(o.rd, rax)
 	case isa.MULH, isa.MULHU:
-		if o.rd == regSink {
-			break
-		}
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
 		if o.kind == isa.MULH {
@@ -655,9 +629,6 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 		l.setX(o.rd, rdx)
 	case isa.MULHSU:
-		if o.rd == regSink {
-			break
-		}
 		// The unsigned high word, less rs2 when rs1 is negative.
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
@@ -668,9 +639,6 @@ func (l *lowering) op(o *op, i int) bool {
 		a.aluRR(aluSub, rdx, rax)
 		l.setX(o.rd, rdx)
 	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
-		if o.rd == regSink {
-			break
-		}
 		l.div(o)
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
