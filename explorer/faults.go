@@ -184,7 +184,11 @@ func (u *Universe) crash(i int) {
 // restart boots node i again, from its (crash-consistent) disk.
 func (u *Universe) restart(i int) {
 	n := u.nodes[i]
-	n.spec.Seed = derive(n.spec.Seed, 7)
+	// A node's spec may be shared with snapshots and with the universes
+	// forked from them: the new incarnation gets its own copy.
+	spec := *n.spec
+	spec.Seed = derive(spec.Seed, 7)
+	n.spec = &spec
 	if err := u.boot(i, false, nil); err != nil {
 		u.fail(&Failure{Kind: "restart", Message: err.Error(), Node: i})
 		return
