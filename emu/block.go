@@ -54,6 +54,7 @@ type block struct {
 // every machine (every fork) that runs it.
 type codePage struct {
 	chunks [pageSize / 2 / codeChunk]*[codeChunk]*block
+	src    *page // the page the blocks were decoded from (see frozenCode)
 }
 
 const codeChunk = 64
@@ -80,6 +81,83 @@ func (cp *codePage) setBlock(off uint64, b *block) {
 // is a radix like RAM's, so that a new machine (a fork) allocates one
 // pointer per leaf, not one per page.
 type codeLeaf [leafPages]*codePage
+
+// frozenCode is the decoded blocks of a machine when it was snapshotted,
+// for the machines that restore the snapshot (and the machine itself, which
+// hands them over): a fork starts with its parent's blocks instead of
+// decoding, counting and adopting translations anew (RATIONALE.md, "Why
+// forks inherit decoded blocks"). Nothing writes a frozen block: a machine
+// copies one into its own code pages the first time it runs there, and
+// only while its RAM still holds the very page the block was decoded from.
+// Frozen pages are never written in place (copy-on-write), so the same
+// page is the same bytes.
+type frozenCode struct {
+	pages  []*codeLeaf
+	parent *frozenCode // older blocks, of pages this machine never ran
+	depth  int
+}
+
+// maxFrozenDepth bounds the chain a lookup may walk: a snapshot of a fork
+// of a fork ... forgets its oldest ancestors' blocks (only a cache).
+const maxFrozenDepth = 8
+
+// freezeCode hands the machine's decoded blocks over to a snapshot and
+// returns them. The machine starts over from them like a fork: its jump
+// caches are dropped, so it never writes a block it handed over.
+func (m *Machine) freezeCode() *frozenCode {
+	if m.codeBlocks == 0 {
+		return m.frozen
+	}
+	f := &frozenCode{pages: m.codePages, parent: m.frozen}
+	if f.parent != nil {
+		f.depth = f.parent.depth + 1
+		if f.depth >= maxFrozenDepth {
+			f.parent, f.depth = nil, 0
+		}
+	}
+	m.codePages = make([]*codeLeaf, len(m.codePages))
+	m.codeBlocks = 0
+	m.frozen = f
+	for _, h := range m.harts {
+		h.epoch++
+		h.ctx = h.epoch<<2 | uint64(h.priv)
+	}
+	return f
+}
+
+// thawBlock returns this machine's copy of a frozen block at pa, or nil if
+// no snapshot it descends from decoded one from the page it holds now.
+func (m *Machine) thawBlock(pa uint64) *block {
+	pn := (pa - m.RAM.Base) >> pageShift
+	var p *page
+	for f := m.frozen; f != nil; f = f.parent {
+		cl := f.pages[pn>>leafShift]
+		if cl == nil {
+			continue
+		}
+		cp := cl[pn&(leafPages-1)]
+		if cp == nil {
+			continue
+		}
+		if p == nil {
+			p = m.RAM.readPage(pn)
+		}
+		if cp.src != p {
+			continue // decoded from other bytes: the page was written since
+		}
+		if fb := cp.block(pa & pageMask); fb != nil {
+			b := new(block)
+			*b = *fb
+			m.addBlock(pn, pa, p, b)
+			if b.jitGo != 0 && m.engine == EngineJIT {
+				m.jitStats.Blocks++
+				m.jitStats.GuestBytes += b.size
+			}
+			return b
+		}
+	}
+	return nil
+}
 
 // codePage returns the decoded blocks of RAM page pn, or nil.
 func (m *Machine) codePage(pn uint64) *codePage {
@@ -208,6 +286,28 @@ func (m *Machine) buildBlock(pa uint64) *block {
 		return nil
 	}
 	b := &block{ops: append([]op(nil), ops...), pa: pa, size: off - start, valid: true}
+	m.addBlock(pn, pa, p, b)
+	return b
+}
+
+// blockAt returns the machine's block at pa (in RAM): its own, a frozen
+// one, or a new one (nil if the first instruction straddles the page).
+func (m *Machine) blockAt(pa uint64) *block {
+	pn := (pa - m.RAM.Base) >> pageShift
+	if cp := m.codePage(pn); cp != nil {
+		if b := cp.block(pa & pageMask); b != nil {
+			return b
+		}
+	}
+	if b := m.thawBlock(pa); b != nil {
+		return b
+	}
+	return m.buildBlock(pa)
+}
+
+// addBlock records b, decoded from page p (RAM page pn), as the block at
+// pa.
+func (m *Machine) addBlock(pn, pa uint64, p *page, b *block) {
 	cl := m.codePages[pn>>leafShift]
 	if cl == nil {
 		cl = new(codeLeaf)
@@ -215,7 +315,7 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	}
 	cp := cl[pn&(leafPages-1)]
 	if cp == nil {
-		cp = new(codePage)
+		cp = &codePage{src: p}
 		cl[pn&(leafPages-1)] = cp
 		if fl := m.RAM.flag(pn); fl&pfCode == 0 {
 			m.RAM.setFlag(pn, pfCode)
@@ -229,8 +329,8 @@ func (m *Machine) buildBlock(pa uint64) *block {
 			}
 		}
 	}
-	cp.setBlock(start, b)
-	return b
+	cp.setBlock(pa&pageMask, b)
+	m.codeBlocks++
 }
 
 // invalidateCode drops every decoded block of RAM page pn.
@@ -269,6 +369,8 @@ func (m *Machine) FlushCaches() {
 		}
 		m.codePages[li] = nil
 	}
+	m.codeBlocks = 0
+	m.frozen = nil
 	for _, h := range m.harts {
 		h.flushTLB()
 		h.updateMode()

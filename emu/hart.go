@@ -129,7 +129,7 @@ type tlbSet struct {
 
 // Jump cache: virtual pc -> decoded block, valid while ctx matches.
 const (
-	jcBits = 12
+	jcBits = 14
 	jcSize = 1 << jcBits
 	jcMask = jcSize - 1
 )
@@ -233,8 +233,9 @@ const tlbSetSUM = 2
 
 // hartCaches are a hart's TLBs and jump cache.
 type hartCaches struct {
-	tlbs [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
-	jc   [jcSize]jcEntry
+	tlbs    [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
+	jc      [jcSize]jcEntry
+	touched [jitTouched]uint32 // edge slots translated code saw become non-zero (jitState)
 }
 
 // ensureCaches allocates the hart's caches, empty, if it has none yet.

@@ -33,22 +33,35 @@ const (
 
 // jitAdopt is how many times the interpreter runs a block before it looks
 // for the block's translation in the shared cache (another machine, a
-// parent or sibling universe, may have made it), and jitHot how many
-// before it translates the block itself. A translation costs about as much
-// as a few hundred interpreted runs of its block, so code that runs fewer
-// times (a boot's setup) is not worth translating; finding one made
-// already costs little.
+// parent or sibling universe, may have made it), and jitHot how many runs,
+// counted over every machine of the process, before the block is
+// translated. A translation costs about as much as a few hundred
+// interpreted runs of its block, so code that runs fewer times (a boot's
+// setup) is not worth translating; finding one made already costs little.
+// Counting over machines matters to the explorer: each universe runs a
+// fork's warm code a few dozen times, and thousands of universes run it.
+// A machine reports a block's runs to the shared count at jitAdopt, 4 and
+// 16 times that, and every jitHeatEvery runs after.
 const (
-	jitAdopt = 16
-	jitHot   = 512
+	jitAdopt     = 2
+	jitHot       = 512
+	jitHeatEvery = 64
 )
 
 // jitSealEvery is how many more runs of a block waiting for its
 // translation force the shared code chunk to be sealed (made executable).
 const jitSealEvery = 64
 
+// jitTouched is the room translated code has for edge slots that become
+// non-zero; when it is full, a first touch leaves to the run loop.
+const jitTouched = 512
+
+// bucketTop is, per bucket (emu.Bucket, plus one), its highest count: a
+// count n reaches a bucket higher than b when n > bucketTop[b].
+var bucketTop = [16]uint8{0, 1, 2, 3, 7, 15, 31, 127, 255}
+
 // jitState is the exchange area between the Go run loop and translated
-// code. Translated code writes only the first four fields.
+// code. Translated code writes only the fields marked out, and tmp.
 type jitState struct {
 	pc     uint64 // in: pc of the first block; out: pc of the block at the exit
 	rem    uint64 // in: instruction slots in the budget; out: slots left
@@ -60,13 +73,21 @@ type jitState struct {
 	covLo   uint64
 	covSpan uint64
 	covMask uint64
-	covHalf uint64 // the user half's offset if the hart runs in U-mode, else 0
+	covHalf uint64         // the user half's offset if the hart runs in U-mode, else 0
+	seen    unsafe.Pointer // &Coverage.SeenEdges[0], or nil
+	// What Coverage.bucketEdge would have recorded: new buckets, and the
+	// slots that became non-zero, in order, in hartCaches.touched (runJIT
+	// adds them).
+	newEdges  uint64 // out
+	nTouched  uint64 // out
+	bucketTop [16]uint8
 
 	// FP: MXCSR loaded at entry (round to nearest even, all exceptions
 	// masked, no flags) and stored at exit, whose flags runJIT accrues.
 	mxcsrIn uint32
 	mxcsr   uint32
 	tmp     uint64 // scratch for translated code
+	tmp2    uint64
 }
 
 // jitTrans is one translation in the shared cache. Its entry points are
@@ -101,19 +122,25 @@ func (m *Machine) jitPrepare(b *block) {
 		return
 	}
 	b.hits++
-	adopt, hot := uint32(jitAdopt), uint32(jitHot)
 	if m.jitEager {
-		adopt, hot = 1, 2 // the lockstep harness: translate all it can
-	}
-	switch b.hits {
-	case adopt:
-		b.tr = m.jitTranslate(b, false)
-	case hot:
-		b.tr = m.jitTranslate(b, true)
-		if b.tr == nil {
-			b.noJIT = true
+		// The lockstep harness: translate all it can, at once.
+		if b.hits == 2 {
+			b.tr, b.noJIT = m.jitTranslate(b, 0)
 		}
+		return
 	}
+	var runs uint32
+	switch h := b.hits; {
+	case h == jitAdopt:
+		runs = h
+	case h == 4*jitAdopt || h == 16*jitAdopt:
+		runs = h - h/4 // since the last report
+	case h > 16*jitAdopt && (h-16*jitAdopt)%jitHeatEvery == 0:
+		runs = jitHeatEvery
+	default:
+		return
+	}
+	b.tr, b.noJIT = m.jitTranslate(b, runs)
 }
 
 // jitRegionBlocks bounds a region: the blocks translated together with a
@@ -129,7 +156,6 @@ func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint
 	base := b.pa &^ pageMask
 	members := []*block{b}
 	offs := []uint64{b.pa & pageMask}
-	cp := m.codePage((b.pa - m.RAM.Base) >> pageShift)
 	for i := 0; i < len(members) && len(members) < jitRegionBlocks; i++ {
 		mb := members[i]
 		if prefix(mb) < len(mb.ops) {
@@ -158,13 +184,7 @@ func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint
 			// Whether or not this machine ran them yet: a region must be a
 			// function of the page's bytes alone, so that every machine
 			// (every fork) forms the same one and finds it translated.
-			var nb *block
-			if cp != nil {
-				nb = cp.block(uint64(t))
-			}
-			if nb == nil || !nb.valid {
-				nb = m.buildBlock(base + uint64(t))
-			}
+			nb := m.blockAt(base + uint64(t))
 			if nb == nil || prefix(nb) == 0 {
 				continue
 			}

@@ -46,6 +46,7 @@ type jitArena struct {
 	wait   []*jitTrans // translations in the writable chunk
 	byKey  map[string]*jitTrans
 	heads  map[uint64]struct{} // jitHeadKey of every region translated
+	heat   map[uint64]uint32   // runs reported of heads not translated yet
 	enter  uintptr
 	trans  uint64
 	bytes  uint64
@@ -74,6 +75,7 @@ func (ar *jitArena) init() bool {
 	ar.base = uintptr(unsafe.Pointer(&mem[0]))
 	ar.byKey = make(map[string]*jitTrans)
 	ar.heads = make(map[uint64]struct{})
+	ar.heat = make(map[uint64]uint32)
 	// The entry stub: load the registers translations keep constant
 	// (jit_lower_amd64.go), then jump to the target in rax.
 	var a emitter
@@ -180,51 +182,60 @@ func jitHeadKey(b *block) uint64 {
 	return h ^ uint64(len(b.ops))
 }
 
-// jitTranslate returns the shared translation of the region headed by
-// block b, translating it if no machine has and create is set, or nil if
-// there is none (b cannot be translated, the cache is full, or create is
-// not set). The translation may not be runnable yet (see jitArena).
-func (m *Machine) jitTranslate(b *block, create bool) *jitTrans {
+// jitTranslate adds runs interpreted runs of block b to the shared count
+// of its head and returns the shared translation of the region it heads:
+// made by another machine, or made now if the count reached jitHot (runs
+// = 0: now, whatever the count). It returns nil when there is none yet; no
+// is set when there never will be (b cannot be translated, or the cache is
+// full). The translation may not be runnable yet (see jitArena).
+func (m *Machine) jitTranslate(b *block, runs uint32) (t *jitTrans, no bool) {
 	if jitPrefix(b) == 0 {
-		return nil
+		return nil, true
 	}
 	head := jitHeadKey(b)
-	if !create {
-		// Forming the region decodes its members: first ask whether any
-		// translation starts with this block at all.
-		arena.mu.Lock()
-		_, ok := arena.heads[head]
+	create := runs == 0
+	arena.mu.Lock()
+	if !arena.init() {
 		arena.mu.Unlock()
-		if !ok {
-			return nil
-		}
+		return nil, true
+	}
+	_, made := arena.heads[head]
+	if !create {
+		n := arena.heat[head] + runs
+		arena.heat[head] = n
+		create = n >= jitHot
+	}
+	arena.mu.Unlock()
+	if !made && !create {
+		// Forming the region decodes its members: only when some
+		// translation starts with this block, or one is due.
+		return nil, false
 	}
 	members, offs := m.jitRegion(b, jitPrefix)
 	key := jitKey(members, offs)
 	ar := &arena
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
-	if !ar.init() {
-		return nil
-	}
 	if t, ok := ar.byKey[key]; ok {
-		return t
+		return t, false
 	}
 	if !create {
-		return nil
+		// A region with this head, but other members: count on.
+		return nil, false
 	}
 	code, goOff := translateRegion(members, offs)
 	off, ok := ar.place(code)
 	if !ok {
-		return nil
+		return nil, true
 	}
-	t := &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
+	t = &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
 	ar.byKey[key] = t
 	ar.heads[head] = struct{}{}
+	delete(ar.heat, head)
 	ar.wait = append(ar.wait, t)
 	ar.trans++
 	ar.bytes += uint64(len(code))
-	return t
+	return t, false
 }
 
 // jitSeal seals chunk c if it is still the writable one.
@@ -251,6 +262,11 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		if h.priv == PrivU {
 			j.covHalf = m.covHalf
 		}
+		j.seen = nil
+		if s := m.coverage.SeenEdges; s != nil {
+			j.seen = unsafe.Pointer(&s[0])
+		}
+		j.newEdges, j.nTouched, j.bucketTop = 0, 0, bucketTop
 	} else {
 		j.cov = nil
 	}
@@ -258,6 +274,11 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	jitCall(arena.enter, b.jitGo, unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
 		h.fflags |= fflagsOfMXCSR(fl)
+	}
+	if j.cov != nil {
+		c := m.coverage
+		c.TouchedEdges = append(c.TouchedEdges, h.c.touched[:j.nTouched]...)
+		c.NewEdges += int(j.newEdges)
 	}
 	done := budget - j.rem
 	h.pc = j.pc

@@ -47,6 +47,12 @@ const (
 	offJCovSp  = offJ + int32(unsafe.Offsetof(jitState{}.covSpan))
 	offJCovMsk = offJ + int32(unsafe.Offsetof(jitState{}.covMask))
 	offJCovHlf = offJ + int32(unsafe.Offsetof(jitState{}.covHalf))
+	offJSeen   = offJ + int32(unsafe.Offsetof(jitState{}.seen))
+	offJNew    = offJ + int32(unsafe.Offsetof(jitState{}.newEdges))
+	offJNT     = offJ + int32(unsafe.Offsetof(jitState{}.nTouched))
+	offCTouch  = int32(unsafe.Offsetof(hartCaches{}.touched)) - offJC // from rJC
+	offJBTop   = offJ + int32(unsafe.Offsetof(jitState{}.bucketTop))
+	offJTmp2   = offJ + int32(unsafe.Offsetof(jitState{}.tmp2))
 	offJC      = int32(unsafe.Offsetof(hartCaches{}.jc))
 	offBValid  = int32(unsafe.Offsetof(block{}.valid))
 	offBJit    = int32(unsafe.Offsetof(block{}.jit))
@@ -233,9 +239,11 @@ func (l *lowering) jumpTo(delta int64) {
 }
 
 // coverage counts the edge into this block as runSlice does, when the
-// machine collects coverage; a count that reaches a new bucket leaves to
-// the run loop before anything is written, so that it records the bucket.
-// It uses rax, rcx and rdx only (the others may cache guest registers).
+// machine collects coverage. A count that reaches a new bucket is recorded
+// as Coverage.bucketEdge would (see jitState), out of line; when the room
+// for first touches is full, it leaves to the run loop before anything is
+// written. It uses rax, rcx and rdx only (the others may cache guest
+// registers).
 func (l *lowering) coverage() {
 	a := &l.a
 	skip := newLabel()
@@ -267,16 +275,55 @@ func (l *lowering) coverage() {
 		a.aluRI(aluCmp, rax, 255)
 		a.jcc(ccE, commit)
 		a.lea(rcx, at(rax, 1))
+		bucket, store := newLabel(), newLabel()
 		a.testRR(rcx, rax)
-		a.jcc(ccE, l.exitB) // a power of two: a new bucket
+		a.jcc(ccE, bucket) // a power of two: a bucket's first count
 		a.aluRI(aluCmp, rcx, 3)
-		a.jcc(ccE, l.exitB)
+		a.jcc(ccE, bucket)
+		a.bind(store)
 		a.store8(at(rdx, 0), rcx)
 		a.bind(commit)
 		a.load64(rax, at(rH, offJTmp))
 		a.store64(at(rH, offCovPrev), rax)
 		a.jmp(skip)
+		l.bucket(bucket, store)
 	})
+}
+
+// bucket records the count in rcx (a bucket's first count), of the slot at
+// rdx, then goes to store; it leaves at the boundary, with nothing written,
+// when there is no room for a first touch.
+func (l *lowering) bucket(bucket, store *label) {
+	a := &l.a
+	a.bind(bucket)
+	a.aluRI(aluCmp, rcx, 64)
+	a.jcc(ccE, store) // inside the 32-127 bucket
+	a.store64(at(rH, offJTmp2), rcx)
+	touched, done := newLabel(), newLabel()
+	a.aluRI(aluCmp, rcx, 1)
+	a.jcc(ccNE, touched)
+	a.load64(rcx, at(rH, offJNT))
+	a.aluRI(aluCmp, rcx, jitTouched)
+	a.jcc(ccAE, l.exitB)
+	a.movRR(rax, rdx)
+	a.aluRM(aluSub, rax, at(rH, offJCov)) // the slot's index
+	a.store32(atIdx(rJC, rcx, 4, offCTouch), rax)
+	a.aluRI(aluAdd, rcx, 1)
+	a.store64(at(rH, offJNT), rcx)
+	a.bind(touched)
+	a.load64(rax, at(rH, offJSeen))
+	a.testRR(rax, rax)
+	a.jcc(ccE, done)
+	a.aluRM(aluSub, rax, at(rH, offJCov))
+	a.aluRR(aluAdd, rax, rdx)
+	a.loadU8(rax, at(rax, 0)) // the bucket seen, plus one
+	a.loadU8(rax, atIdx(rH, rax, 1, offJBTop))
+	a.aluRM(aluCmp, rax, at(rH, offJTmp2))
+	a.jcc(ccAE, done)
+	a.aluMI(aluAdd, at(rH, offJNew), 1) // a new bucket
+	a.bind(done)
+	a.load64(rcx, at(rH, offJTmp2))
+	a.jmp(store)
 }
 
 // chain jumps to the translation of the block at rPC if the jump cache

@@ -98,6 +98,8 @@ type Machine struct {
 	cfg   Config
 
 	codePages  []*codeLeaf // by RAM page, in leaves of 512 made on first use
+	codeBlocks int         // blocks in codePages, valid or not
+	frozen     *frozenCode // the blocks of the snapshot it descends from
 	watches    []watch
 	components []component
 
@@ -696,7 +698,9 @@ func (h *Hart) lookup() *block {
 		b = cp.block(pa & pageMask)
 	}
 	if b == nil {
-		b = m.buildBlock(pa)
+		if b = m.thawBlock(pa); b == nil {
+			b = m.buildBlock(pa)
+		}
 		if b == nil {
 			return h.crossPage(pa)
 		}

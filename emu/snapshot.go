@@ -18,6 +18,7 @@ type Snapshot struct {
 	ICount     uint64   // instruction slots used when it was taken
 	State      []byte   // the output of SaveState
 	leaves     []*leaf
+	code       *frozenCode // decoded blocks, for the machines that restore it (a cache)
 }
 
 // ErrSnapshotMismatch says a snapshot does not fit the machine it is
@@ -34,6 +35,7 @@ func (m *Machine) Snapshot() *Snapshot {
 		ICount: m.icount,
 		State:  e.Bytes(),
 		leaves: m.RAM.freeze(),
+		code:   m.freezeCode(),
 	}
 	for _, c := range m.components {
 		s.Components = append(s.Components, c.name)
@@ -62,13 +64,16 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 		}
 	}
 	m.RAM.adopt(s.leaves)
-	clear(m.codePages)
 	for _, w := range m.watches {
 		m.RAM.setFlag(w.pn, pfWatch)
 	}
 	m.cfg.Quantum = s.Config.Quantum
 	m.cfg.InsnsPerTick = s.Config.InsnsPerTick
-	return m.RestoreState(hw.NewDecoder(s.State))
+	if err := m.RestoreState(hw.NewDecoder(s.State)); err != nil {
+		return err
+	}
+	m.frozen = s.code // after RestoreState, which drops every cache
+	return nil
 }
 
 // freeze makes every page and leaf shared: after it, the first write to any
