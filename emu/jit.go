@@ -40,10 +40,11 @@ const (
 // setup) is not worth translating; finding one made already costs little.
 // Counting over machines matters to the explorer: each universe runs a
 // fork's warm code a few dozen times, and thousands of universes run it.
-// A machine reports a block's runs to the shared count at jitAdopt, 4 and
-// 16 times that, and every jitHeatEvery runs after.
+// A machine reports a block's runs to the shared count once it has run
+// jitCount times, and every jitHeatEvery runs after.
 const (
 	jitAdopt     = 2
+	jitCount     = 32
 	jitHot       = 512
 	jitHeatEvery = 64
 )
@@ -125,22 +126,23 @@ func (m *Machine) jitPrepare(b *block) {
 	if m.jitEager {
 		// The lockstep harness: translate all it can, at once.
 		if b.hits == 2 {
-			b.tr, b.noJIT = m.jitTranslate(b, 0)
+			b.tr, b.noJIT = m.jitTranslate(b, 0, true)
 		}
 		return
 	}
 	var runs uint32
 	switch h := b.hits; {
 	case h == jitAdopt:
+		// Only look: most blocks run a few times, and counting them all
+		// would cost a boot more than it saves.
+	case h == jitCount:
 		runs = h
-	case h == 4*jitAdopt || h == 16*jitAdopt:
-		runs = h - h/4 // since the last report
-	case h > 16*jitAdopt && (h-16*jitAdopt)%jitHeatEvery == 0:
+	case h > jitCount && (h-jitCount)%jitHeatEvery == 0:
 		runs = jitHeatEvery
 	default:
 		return
 	}
-	b.tr, b.noJIT = m.jitTranslate(b, runs)
+	b.tr, b.noJIT = m.jitTranslate(b, runs, false)
 }
 
 // jitRegionBlocks bounds a region: the blocks translated together with a

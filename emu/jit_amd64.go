@@ -182,25 +182,24 @@ func jitHeadKey(b *block) uint64 {
 	return h ^ uint64(len(b.ops))
 }
 
-// jitTranslate adds runs interpreted runs of block b to the shared count
-// of its head and returns the shared translation of the region it heads:
-// made by another machine, or made now if the count reached jitHot (runs
-// = 0: now, whatever the count). It returns nil when there is none yet; no
-// is set when there never will be (b cannot be translated, or the cache is
+// jitTranslate returns the shared translation of the region block b
+// heads: made by another machine, or made now if create is set or if the
+// runs of b's head counted over the process, with runs more from this
+// machine, reach jitHot. It returns nil when there is none yet; no is set
+// when there never will be (b cannot be translated, or the cache is
 // full). The translation may not be runnable yet (see jitArena).
-func (m *Machine) jitTranslate(b *block, runs uint32) (t *jitTrans, no bool) {
+func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans, no bool) {
 	if jitPrefix(b) == 0 {
 		return nil, true
 	}
 	head := jitHeadKey(b)
-	create := runs == 0
 	arena.mu.Lock()
 	if !arena.init() {
 		arena.mu.Unlock()
 		return nil, true
 	}
 	_, made := arena.heads[head]
-	if !create {
+	if !create && runs > 0 {
 		n := arena.heat[head] + runs
 		arena.heat[head] = n
 		create = n >= jitHot

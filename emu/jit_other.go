@@ -8,7 +8,7 @@ const jitSupported = false
 // hosts without the JIT.
 func JITCache() JITCacheStats { return JITCacheStats{} }
 
-func (m *Machine) jitTranslate(*block, uint32) (*jitTrans, bool) { return nil, true }
+func (m *Machine) jitTranslate(*block, uint32, bool) (*jitTrans, bool) { return nil, true }
 
 func jitSeal(*jitChunk) {}
 
