@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"everett/guest-images/sdk/go/everett"
+)
+
+// The workload: workers (one per member, each talking to its member only)
+// run puts, gets, deletes and compare-and-swap transactions on a few keys,
+// with random pauses, all drawn from the universe's PRNG. Every operation's
+// invocation and completion (the guest's monotonic clock, virtual time on
+// everett) and its result are recorded; check.go decides whether the
+// history is linearizable.
+
+const (
+	numKeys   = 3
+	opTimeout = 2 * time.Second
+	formWait  = 60 * time.Second
+)
+
+// kind of operation.
+type kind int
+
+const (
+	opGet kind = iota
+	opPut
+	opDelete
+	opCAS // put value if the key holds expect (absent: expect "")
+)
+
+func (k kind) String() string { return [...]string{"get", "put", "delete", "cas"}[k] }
+
+// record is one operation of the history.
+type record struct {
+	worker    int
+	kind      kind
+	key       string
+	value     string // put, cas: the value written
+	expect    string // cas: the value compared
+	call, ret int64  // ns since the workload began; ret < 0: no known outcome
+	// Results, when known.
+	got     string // get: the value read
+	found   bool   // get: the key existed
+	swapped bool   // cas: the comparison held
+	rev     int64  // the revision of the response header
+	member  uint64 // the member that answered
+	err     string
+}
+
+func (r *record) String() string {
+	s := fmt.Sprintf("worker %d %s %s", r.worker, r.kind, r.key)
+	switch r.kind {
+	case opPut:
+		s += "=" + r.value
+	case opCAS:
+		s += fmt.Sprintf(" %q->%q", r.expect, r.value)
+	}
+	end := "never (no known outcome)"
+	if r.ret >= 0 {
+		end = fmt.Sprintf("%.6f s", float64(r.ret)/1e9)
+	}
+	s += fmt.Sprintf(" called %.6f s, returned %s", float64(r.call)/1e9, end)
+	switch {
+	case r.err != "":
+		s += ": " + r.err
+	case r.kind == opGet && r.found:
+		s += fmt.Sprintf(": %q", r.got)
+	case r.kind == opGet:
+		s += ": absent"
+	case r.kind == opCAS:
+		s += fmt.Sprintf(": swapped=%v", r.swapped)
+	}
+	if r.ret >= 0 && r.err == "" {
+		s += fmt.Sprintf(" (revision %d, member %x)", r.rev, r.member)
+	}
+	return s
+}
+
+func endpoints(n int) []string {
+	var eps []string
+	for i := 0; i < n; i++ {
+		eps = append(eps, nodeURL(i, 2379))
+	}
+	return eps
+}
+
+func newClient(eps []string) (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{
+		Endpoints:   eps,
+		DialTimeout: opTimeout,
+		Logger:      zap.NewNop(),
+	})
+}
+
+// waitForCluster waits until every member answers and reports the same
+// leader.
+func waitForCluster(cli *clientv3.Client, eps []string) bool {
+	deadline := time.Now().Add(formWait)
+	for time.Now().Before(deadline) {
+		leader, ok := uint64(0), true
+		for _, ep := range eps {
+			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+			st, err := cli.Status(ctx, ep)
+			cancel()
+			if err != nil || st.Leader == 0 || (leader != 0 && st.Leader != leader) {
+				ok = false
+				break
+			}
+			leader = st.Leader
+		}
+		if ok {
+			return true
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return false
+}
+
+// runClient runs the workload and checks its history. It returns the exit
+// code: 0 linearizable, 1 a violation, 2 the cluster did not form.
+func runClient(cfg config) int {
+	eps := endpoints(cfg.nodes)
+	cli, err := newClient(eps)
+	if err != nil {
+		say("client: %v", err)
+		return 2
+	}
+	defer cli.Close()
+	say("client: waiting for the cluster")
+	if !waitForCluster(cli, eps) {
+		say("client: the cluster did not form within %v", formWait)
+		return 2
+	}
+	say("client: the cluster formed; %d operations on %d keys by %d workers%s",
+		cfg.ops, numKeys, cfg.nodes, map[bool]string{true: ", reading with serializable consistency"}[cfg.serializable])
+	everett.SetupComplete()
+
+	seed := everett.Random()
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		history []*record
+		wg      sync.WaitGroup
+		next    int
+	)
+	for w := 0; w < cfg.nodes; w++ {
+		wc, err := newClient([]string{eps[w]})
+		if err != nil {
+			say("client: worker %d: %v", w, err)
+			return 2
+		}
+		defer wc.Close()
+		rng := rand.New(rand.NewPCG(seed, uint64(w)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= cfg.ops {
+					return
+				}
+				time.Sleep(time.Duration(rng.IntN(20_000)) * time.Microsecond)
+				r := do(wc, w, i, rng, start, cfg.serializable)
+				mu.Lock()
+				history = append(history, r)
+				mu.Unlock()
+				everett.Progress(uint64(i))
+			}
+		}()
+	}
+	wg.Wait()
+	done, unknown := 0, 0
+	for _, r := range history {
+		switch {
+		case r.ret < 0:
+			unknown++
+		case r.err == "":
+			done++
+		}
+	}
+	say("client: %d operations completed, %d without a known outcome; checking the history", done, unknown)
+	if v := checkHistory(history); v != nil {
+		say("client: NOT LINEARIZABLE: %s", v.summary)
+		for _, r := range v.ops {
+			say("  %s", r)
+		}
+		drainConsole()
+		everett.Always(false, "etcd: the history of every key is linearizable")
+		return 1
+	}
+	everett.Always(true, "etcd: the history of every key is linearizable")
+	say("client: the history is linearizable")
+	return 0
+}
+
+// do runs operation i of worker w.
+func do(cli *clientv3.Client, w, i int, rng *rand.Rand, start time.Time, serializable bool) *record {
+	r := &record{worker: w, key: fmt.Sprintf("k%d", rng.IntN(numKeys))}
+	val := fmt.Sprintf("v%d", i)
+	switch p := rng.IntN(100); {
+	case p < 40:
+		r.kind = opGet
+	case p < 75:
+		r.kind, r.value = opPut, val
+	case p < 85:
+		r.kind = opDelete
+	default:
+		r.kind, r.value = opCAS, val
+		if rng.IntN(4) > 0 {
+			r.expect = fmt.Sprintf("v%d", rng.IntN(i+1))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	r.call = time.Since(start).Nanoseconds()
+	var err error
+	switch r.kind {
+	case opGet:
+		var opts []clientv3.OpOption
+		if serializable {
+			opts = append(opts, clientv3.WithSerializable())
+		}
+		var resp *clientv3.GetResponse
+		if resp, err = cli.Get(ctx, r.key, opts...); err == nil {
+			r.rev, r.member = resp.Header.Revision, resp.Header.MemberId
+			if len(resp.Kvs) > 0 {
+				r.found, r.got = true, string(resp.Kvs[0].Value)
+			}
+		}
+	case opPut:
+		var resp *clientv3.PutResponse
+		if resp, err = cli.Put(ctx, r.key, r.value); err == nil {
+			r.rev, r.member = resp.Header.Revision, resp.Header.MemberId
+		}
+	case opDelete:
+		var resp *clientv3.DeleteResponse
+		if resp, err = cli.Delete(ctx, r.key); err == nil {
+			r.rev, r.member = resp.Header.Revision, resp.Header.MemberId
+		}
+	case opCAS:
+		cmp := clientv3.Compare(clientv3.Value(r.key), "=", r.expect)
+		if r.expect == "" {
+			cmp = clientv3.Compare(clientv3.CreateRevision(r.key), "=", 0) // absent
+		}
+		var resp *clientv3.TxnResponse
+		if resp, err = cli.Txn(ctx).If(cmp).Then(clientv3.OpPut(r.key, r.value)).Commit(); err == nil {
+			r.rev, r.member, r.swapped = resp.Header.Revision, resp.Header.MemberId, resp.Succeeded
+		}
+	}
+	r.ret = time.Since(start).Nanoseconds()
+	if err != nil {
+		// A write that failed may still have been applied, and a read
+		// that failed says nothing: neither has a known outcome.
+		r.err = err.Error()
+		r.ret = -1
+	}
+	return r
+}

@@ -1,0 +1,211 @@
+// Command init is PID 1 of every node of the etcd example: it mounts the
+// node's disk at /data, brings up eth0, and runs the etcd server (/bin/etcd,
+// unmodified) as one member of the cluster, restarting it when it exits, as
+// an init system would. The client's node also runs the workload and checks
+// its history for linearizability (client.go, check.go).
+//
+// Kernel command line:
+//
+//	everett.node=N   this node, 0..nodes-1 (default 0)
+//	everett.nodes=M  the cluster's size, 1..7 (default 3)
+//	etcd.client=C    the node that runs the client (default 0)
+//	etcd.ops=K       operations of the workload (default 120)
+//	etcd.reads=serializable
+//	                 the deliberately broken client: it reads with
+//	                 serializable consistency (any member's local state)
+//	                 and still expects linearizable results
+//
+// Node N is 10.0.0.(N+1)/24 on eth0; etcd listens on 2379 (clients) and
+// 2380 (peers).
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"everett/guest-images/sdk/go/everett"
+)
+
+type config struct {
+	node, nodes, client, ops int
+	serializable             bool
+}
+
+func parseCmdline(cmdline string) (config, error) {
+	c := config{nodes: 3, ops: 120}
+	for _, f := range strings.Fields(cmdline) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		var dst *int
+		switch k {
+		case "everett.node":
+			dst = &c.node
+		case "everett.nodes":
+			dst = &c.nodes
+		case "etcd.client":
+			dst = &c.client
+		case "etcd.ops":
+			dst = &c.ops
+		case "etcd.reads":
+			if v != "serializable" && v != "linearizable" {
+				return c, fmt.Errorf("etcd.reads=%q: want linearizable or serializable", v)
+			}
+			c.serializable = v == "serializable"
+			continue
+		default:
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("%s=%q: not a number", k, v)
+		}
+		*dst = n
+	}
+	switch {
+	case c.nodes < 1 || c.nodes > 7:
+		return c, fmt.Errorf("everett.nodes=%d: want 1..7", c.nodes)
+	case c.node < 0 || c.node >= c.nodes:
+		return c, fmt.Errorf("everett.node=%d: want 0..%d", c.node, c.nodes-1)
+	case c.client < 0 || c.client >= c.nodes:
+		return c, fmt.Errorf("etcd.client=%d: want 0..%d", c.client, c.nodes-1)
+	case c.ops < 1 || c.ops > 10000:
+		return c, fmt.Errorf("etcd.ops=%d: want 1..10000", c.ops)
+	}
+	return c, nil
+}
+
+func nodeIP(i int) [4]byte { return [4]byte{10, 0, 0, byte(i + 1)} }
+
+func nodeURL(i, port int) string {
+	ip := nodeIP(i)
+	return fmt.Sprintf("http://%d.%d.%d.%d:%d", ip[0], ip[1], ip[2], ip[3], port)
+}
+
+var say = func(format string, args ...any) { fmt.Printf("etcd-init: "+format+"\n", args...) }
+
+func main() {
+	for _, m := range []struct{ src, dst, fstype string }{
+		{"proc", "/proc", "proc"},
+		{"sysfs", "/sys", "sysfs"},
+		{"devtmpfs", "/dev", "devtmpfs"},
+	} {
+		if err := syscall.Mount(m.src, m.dst, m.fstype, 0, ""); err != nil {
+			say("mount %s: %v", m.dst, err)
+		}
+	}
+	cmdline, err := os.ReadFile("/proc/cmdline")
+	if err != nil {
+		halt("read /proc/cmdline: %v", err)
+	}
+	cfg, err := parseCmdline(string(cmdline))
+	if err != nil {
+		halt("kernel command line: %v", err)
+	}
+	node := cfg.node
+	say = func(format string, args ...any) {
+		fmt.Printf("etcd-init: node %d: "+format+"\n", append([]any{node}, args...)...)
+	}
+	if err := ifUp("lo", nil); err != nil {
+		halt("lo: %v", err)
+	}
+	if err := ifUp("eth0", &ifAddr{ip: nodeIP(cfg.node), mask: [4]byte{255, 255, 255, 0}}); err != nil {
+		halt("eth0: %v", err)
+	}
+	if err := os.MkdirAll("/data", 0o755); err != nil {
+		halt("mkdir /data: %v", err)
+	}
+	// The data directory is on the node's own disk, so that fsync, power
+	// loss and torn writes reach etcd's WAL and database.
+	if err := syscall.Mount("/dev/vda", "/data", "ext4", 0, ""); err != nil {
+		halt("mount /dev/vda on /data: %v", err)
+	}
+	go runServer(cfg)
+	if cfg.node != cfg.client {
+		select {} // init never exits
+	}
+	finish(runClient(cfg))
+}
+
+// runServer runs the etcd member of this node, again whenever it exits: a
+// member that stops on a disk error comes back as an init system would
+// bring it back, and must then recover from what its disk holds.
+func runServer(cfg config) {
+	var peers []string
+	for i := 0; i < cfg.nodes; i++ {
+		peers = append(peers, fmt.Sprintf("n%d=%s", i, nodeURL(i, 2380)))
+	}
+	state := "new"
+	if _, err := os.Stat("/data/etcd/member"); err == nil {
+		state = "existing" // a restart after a crash: recover from the disk
+	}
+	args := []string{
+		"--name", fmt.Sprintf("n%d", cfg.node),
+		"--data-dir", "/data/etcd",
+		"--listen-peer-urls", nodeURL(cfg.node, 2380),
+		"--initial-advertise-peer-urls", nodeURL(cfg.node, 2380),
+		"--listen-client-urls", nodeURL(cfg.node, 2379),
+		"--advertise-client-urls", nodeURL(cfg.node, 2379),
+		"--initial-cluster", strings.Join(peers, ","),
+		"--initial-cluster-state", state,
+		"--initial-cluster-token", "everett-etcd",
+		"--log-level", "error",
+	}
+	args = append(args, corruptCheckFlags()...)
+	for run := 1; ; run++ {
+		cmd := exec.Command("/bin/etcd", args...)
+		// etcd releases before riscv64 was supported refuse to start
+		// without this.
+		cmd.Env = append(os.Environ(), "ETCD_UNSUPPORTED_ARCH=riscv64")
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		err := cmd.Run()
+		say("etcd (run %d) exited: %v; restarting it in 1 s", run, err)
+		time.Sleep(time.Second)
+		args = replaceFlag(args, "--initial-cluster-state", "existing")
+	}
+}
+
+// corruptCheckFlags turn on etcd's own initial corruption check, whose flag
+// the releases renamed: a file next to the binary says which (build.sh).
+func corruptCheckFlags() []string {
+	b, err := os.ReadFile("/etc/etcd-flags")
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b))
+}
+
+func replaceFlag(args []string, flag, v string) []string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag {
+			args[i+1] = v
+		}
+	}
+	return args
+}
+
+// finish ends the run with code: the SDK's exit on everett, a power-off
+// elsewhere (init must not exit).
+func finish(code int) {
+	if everett.Enabled() {
+		everett.Exit(code)
+	}
+	say("exit code %d; powering off", code)
+	drainConsole()
+	syscall.Sync()
+	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
+	select {}
+}
+
+// halt reports a set-up failure and stops the machine.
+func halt(format string, args ...any) {
+	say(format, args...)
+	everett.Unreachable("etcd example: node set-up failed")
+	finish(2)
+}
