@@ -24,6 +24,11 @@ var keyModel = porcupine.Model{
 		r := input.(*record)
 		known := r.ret >= 0
 		switch r.kind {
+		case opInit:
+			if r.found {
+				return true, r.got
+			}
+			return true, absent
 		case opGet:
 			if r.found {
 				return s == r.got, s
@@ -59,7 +64,7 @@ func checkHistory(history []*record) *violation {
 	byKey := map[string][]*record{}
 	for _, r := range history {
 		if r.kind == opGet && r.ret < 0 {
-			continue
+			continue // failed: says nothing
 		}
 		byKey[r.key] = append(byKey[r.key], r)
 	}
@@ -74,7 +79,7 @@ func checkHistory(history []*record) *violation {
 		ops := make([]porcupine.Operation, len(rs))
 		for i, r := range rs {
 			ret := r.ret
-			if ret < 0 {
+			if ret < 0 && r.kind != opInit {
 				ret = math.MaxInt64
 			}
 			ops[i] = porcupine.Operation{ClientId: r.worker, Input: r, Call: r.call, Output: nil, Return: ret}

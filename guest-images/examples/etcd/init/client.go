@@ -33,10 +33,11 @@ const (
 	opGet kind = iota
 	opPut
 	opDelete
-	opCAS // put value if the key holds expect (absent: expect "")
+	opCAS  // put value if the key holds expect (absent: expect "")
+	opInit // what the key held before the workload (found, got)
 )
 
-func (k kind) String() string { return [...]string{"get", "put", "delete", "cas"}[k] }
+func (k kind) String() string { return [...]string{"get", "put", "delete", "cas", "initially"}[k] }
 
 // record is one operation of the history.
 type record struct {
@@ -56,6 +57,13 @@ type record struct {
 }
 
 func (r *record) String() string {
+	if r.kind == opInit {
+		v := "absent"
+		if r.found {
+			v = fmt.Sprintf("%q", r.got)
+		}
+		return fmt.Sprintf("%s held %s before the workload (revision %d, member %x)", r.key, v, r.rev, r.member)
+	}
 	s := fmt.Sprintf("worker %d %s %s", r.worker, r.kind, r.key)
 	switch r.kind {
 	case opPut:
@@ -100,28 +108,56 @@ func newClient(eps []string) (*clientv3.Client, error) {
 	})
 }
 
-// waitForCluster waits until every member answers and reports the same
-// leader.
-func waitForCluster(cli *clientv3.Client, eps []string) bool {
+// waitForCluster waits until a majority of the members answer and report
+// the same leader (a restarted client's node may find a member cut off for
+// good), then reads what every key holds: the workload's starting state.
+func waitForCluster(cli *clientv3.Client, eps []string) ([]*record, bool) {
 	deadline := time.Now().Add(formWait)
 	for time.Now().Before(deadline) {
-		leader, ok := uint64(0), true
+		votes := map[uint64]int{}
 		for _, ep := range eps {
 			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 			st, err := cli.Status(ctx, ep)
 			cancel()
-			if err != nil || st.Leader == 0 || (leader != 0 && st.Leader != leader) {
-				ok = false
-				break
+			if err == nil && st.Leader != 0 {
+				votes[st.Leader]++
 			}
-			leader = st.Leader
 		}
-		if ok {
-			return true
+		for _, n := range votes {
+			if 2*n > len(eps) {
+				if initial, ok := readInitial(cli, deadline); ok {
+					return initial, true
+				}
+			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return false
+	return nil, false
+}
+
+// readInitial reads every key, linearizably, before the workload begins.
+func readInitial(cli *clientv3.Client, deadline time.Time) ([]*record, bool) {
+	var out []*record
+	for k := 0; k < numKeys; k++ {
+		r := &record{kind: opInit, key: fmt.Sprintf("k%d", k), worker: -1, call: -2, ret: -1}
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+			resp, err := cli.Get(ctx, r.key)
+			cancel()
+			if err == nil {
+				r.rev, r.member = resp.Header.Revision, resp.Header.MemberId
+				if len(resp.Kvs) > 0 {
+					r.found, r.got = true, string(resp.Kvs[0].Value)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, false
+			}
+		}
+		out = append(out, r)
+	}
+	return out, true
 }
 
 // runClient runs the workload and checks its history. It returns the exit
@@ -135,7 +171,8 @@ func runClient(cfg config) int {
 	}
 	defer cli.Close()
 	say("client: waiting for the cluster")
-	if !waitForCluster(cli, eps) {
+	initial, ok := waitForCluster(cli, eps)
+	if !ok {
 		say("client: the cluster did not form within %v", formWait)
 		return 2
 	}
@@ -144,10 +181,13 @@ func runClient(cfg config) int {
 	everett.SetupComplete()
 
 	seed := everett.Random()
+	// Values name this incarnation of the client: a client whose node
+	// crashed and restarted must not write what the earlier one wrote.
+	inc := fmt.Sprintf("%04x", seed>>48)
 	start := time.Now()
 	var (
 		mu      sync.Mutex
-		history []*record
+		history = initial
 		wg      sync.WaitGroup
 		next    int
 	)
@@ -171,7 +211,7 @@ func runClient(cfg config) int {
 					return
 				}
 				time.Sleep(time.Duration(rng.IntN(20_000)) * time.Microsecond)
-				r := do(wc, w, i, rng, start, cfg.serializable)
+				r := do(wc, w, i, inc, rng, start, cfg.serializable)
 				mu.Lock()
 				history = append(history, r)
 				mu.Unlock()
@@ -183,6 +223,7 @@ func runClient(cfg config) int {
 	done, unknown := 0, 0
 	for _, r := range history {
 		switch {
+		case r.kind == opInit:
 		case r.ret < 0:
 			unknown++
 		case r.err == "":
@@ -205,9 +246,9 @@ func runClient(cfg config) int {
 }
 
 // do runs operation i of worker w.
-func do(cli *clientv3.Client, w, i int, rng *rand.Rand, start time.Time, serializable bool) *record {
+func do(cli *clientv3.Client, w, i int, inc string, rng *rand.Rand, start time.Time, serializable bool) *record {
 	r := &record{worker: w, key: fmt.Sprintf("k%d", rng.IntN(numKeys))}
-	val := fmt.Sprintf("v%d", i)
+	val := fmt.Sprintf("%s.%d", inc, i)
 	switch p := rng.IntN(100); {
 	case p < 40:
 		r.kind = opGet
@@ -218,7 +259,7 @@ func do(cli *clientv3.Client, w, i int, rng *rand.Rand, start time.Time, seriali
 	default:
 		r.kind, r.value = opCAS, val
 		if rng.IntN(4) > 0 {
-			r.expect = fmt.Sprintf("v%d", rng.IntN(i+1))
+			r.expect = fmt.Sprintf("%s.%d", inc, rng.IntN(i+1))
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
