@@ -9,6 +9,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"everett/guest-images/sdk/go/everett"
 )
@@ -24,6 +26,8 @@ const (
 	numKeys   = 3
 	opTimeout = 2 * time.Second
 	formWait  = 60 * time.Second
+	watchWait = 30 * time.Second
+	hashWait  = 5 * time.Second
 )
 
 // kind of operation.
@@ -51,6 +55,7 @@ type record struct {
 	got     string // get: the value read
 	found   bool   // get: the key existed
 	swapped bool   // cas: the comparison held
+	deleted int64  // delete: keys deleted
 	rev     int64  // the revision of the response header
 	member  uint64 // the member that answered
 	err     string
@@ -100,11 +105,18 @@ func endpoints(n int) []string {
 	return eps
 }
 
+// newClient connects to eps. gRPC's reconnection backoff grows to two
+// minutes by default: after a long partition a client would sit out the
+// healing, so it is bounded to a second here.
 func newClient(eps []string) (*clientv3.Client, error) {
 	return clientv3.New(clientv3.Config{
 		Endpoints:   eps,
 		DialTimeout: opTimeout,
 		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: time.Second,
+		})},
 	})
 }
 
@@ -180,6 +192,9 @@ func runClient(cfg config) int {
 		cfg.ops, numKeys, cfg.nodes, map[bool]string{true: ", reading with serializable consistency"}[cfg.serializable])
 	everett.SetupComplete()
 
+	wctx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	watched := watch(wctx, cli, firstRev(initial)+1)
 	seed := everett.Random()
 	// Values name this incarnation of the client: a client whose node
 	// crashed and restarted must not write what the earlier one wrote.
@@ -242,6 +257,32 @@ func runClient(cfg config) int {
 	}
 	everett.Always(true, "etcd: the history of every key is linearizable")
 	say("client: the history is linearizable")
+
+	top := maxRev(history)
+	if !watched.caughtUp(top, watchWait) {
+		say("client: the watch reported revisions up to %d within %v, the writes reached %d", watched.last, watchWait, top)
+		drainConsole()
+		everett.Always(false, "etcd: the watch reports every write")
+		return 1
+	}
+	if msg := checkWatch(watched, history); msg != "" {
+		say("client: WATCH: %s", msg)
+		drainConsole()
+		everett.Always(false, "etcd: the watch reports every write")
+		return 1
+	}
+	everett.Always(true, "etcd: the watch reports every write")
+	say("client: the watch reported every write up to revision %d (%d broken streams resumed)", top, watched.errs)
+
+	msg, n := checkHashes(cli, eps, top)
+	if msg != "" {
+		say("client: HASH: %s", msg)
+		drainConsole()
+		everett.Always(false, "etcd: the members agree on HashKV")
+		return 1
+	}
+	everett.Always(true, "etcd: the members agree on HashKV")
+	say("client: %d members agree on HashKV at revision %d", n, top)
 	return 0
 }
 
@@ -287,7 +328,7 @@ func do(cli *clientv3.Client, w, i int, inc string, rng *rand.Rand, start time.T
 	case opDelete:
 		var resp *clientv3.DeleteResponse
 		if resp, err = cli.Delete(ctx, r.key); err == nil {
-			r.rev, r.member = resp.Header.Revision, resp.Header.MemberId
+			r.rev, r.member, r.deleted = resp.Header.Revision, resp.Header.MemberId, resp.Deleted
 		}
 	case opCAS:
 		cmp := clientv3.Compare(clientv3.Value(r.key), "=", r.expect)
