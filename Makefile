@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/everett
 GOFILES := $(shell find . -name '*.go' -not -path './build/*' 2>/dev/null)
 
-.PHONY: all build deps guest-images demo test check bench clean
+.PHONY: demo-etcd all build deps guest-images demo test check bench clean
 
 all: build
 
@@ -27,6 +27,9 @@ guest-images: deps
 # until the explorer finds its bug, then replay the report exactly.
 demo: deps build guest-images
 	@scripts/demo.sh
+
+demo-etcd: deps build guest-images
+	@scripts/demo-etcd.sh
 
 test: deps guest-images
 	$(GO) test -timeout 45m ./...

@@ -41,7 +41,7 @@ func TestTheEtcdExampleCatchesAClientThatExpectsSerializableReadsToBeLinearizabl
 		t.Skip("builds etcd and boots three Linux nodes")
 	}
 	s := linuxExample(t, "etcd", "spec-serializable.yaml")
-	// README: seed 1 finds it in universe 2.
+	// README: seed 1 finds it in universe 0.
 	res, err := Explore(s, Options{Seed: 1, Universes: 4, Workers: 2, StopOnFailure: true})
 	if err != nil {
 		t.Fatal(err)

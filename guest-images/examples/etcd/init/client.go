@@ -135,8 +135,11 @@ func waitForCluster(cli *clientv3.Client, eps []string) ([]*record, bool) {
 				votes[st.Leader]++
 			}
 		}
-		for _, n := range votes {
+		for leader, n := range votes {
 			if 2*n > len(eps) {
+				// The cluster is available: the client is making
+				// progress, even while its reads wait for a member.
+				everett.Progress(leader)
 				if initial, ok := readInitial(cli, deadline); ok {
 					return initial, true
 				}
@@ -164,8 +167,10 @@ func readInitial(cli *clientv3.Client, deadline time.Time) ([]*record, bool) {
 				break
 			}
 			if time.Now().After(deadline) {
+				say("client: reading %s: %v", r.key, err)
 				return nil, false
 			}
+			time.Sleep(100 * time.Millisecond)
 		}
 		out = append(out, r)
 	}

@@ -20,7 +20,9 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -122,11 +124,22 @@ func main() {
 		halt("mkdir /data: %v", err)
 	}
 	// The data directory is on the node's own disk, so that fsync, power
-	// loss and torn writes reach etcd's WAL and database.
-	if err := syscall.Mount("/dev/vda", "/data", "ext4", 0, ""); err != nil {
-		halt("mount /dev/vda on /data: %v", err)
+	// loss and torn writes reach etcd's WAL and database. A read error the
+	// fault model injects may fail the mount: try again, as an operator
+	// would, and leave the node without etcd if the disk stays unreadable.
+	mounted := false
+	for try := 1; try <= 5 && !mounted; try++ {
+		err := syscall.Mount("/dev/vda", "/data", "ext4", 0, "")
+		if mounted = err == nil; !mounted {
+			say("mount /dev/vda on /data (try %d): %v", try, err)
+			time.Sleep(time.Second)
+		}
 	}
-	go runServer(cfg)
+	if mounted {
+		go runServer(cfg)
+	} else {
+		say("the disk stays unreadable: no etcd member on this node")
+	}
 	if cfg.node != cfg.client {
 		select {} // init never exits
 	}
@@ -163,12 +176,47 @@ func runServer(cfg config) {
 		// etcd releases before riscv64 was supported refuse to start
 		// without this.
 		cmd.Env = append(os.Environ(), "ETCD_UNSUPPORTED_ARCH=riscv64")
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		err := cmd.Run()
+		cmd.Stdout = os.Stdout
+		logs, err := cmd.StderrPipe()
+		if err != nil {
+			halt("etcd's log: %v", err)
+		}
+		if err := cmd.Start(); err != nil {
+			halt("start etcd: %v", err)
+		}
+		corrupt := scanLog(logs)
+		err = cmd.Wait()
+		if <-corrupt {
+			say("etcd (run %d) found its data inconsistent with its peers' (initial corruption check)", run)
+			drainConsole()
+			everett.Unreachable("etcd: a restarted member fails its initial corruption check")
+		}
 		say("etcd (run %d) exited: %v; restarting it in 1 s", run, err)
 		time.Sleep(time.Second)
 		args = replaceFlag(args, "--initial-cluster-state", "existing")
 	}
+}
+
+// scanLog copies etcd's log (it logs errors only) to the console and
+// reports, once the log ends, whether etcd said its data is corrupt or
+// inconsistent with its peers'.
+func scanLog(r io.Reader) <-chan bool {
+	ch := make(chan bool, 1)
+	go func() {
+		found := false
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(os.Stderr, line)
+			l := strings.ToLower(line)
+			if strings.Contains(l, "data inconsistency") || strings.Contains(l, "corrupt") {
+				found = true
+			}
+		}
+		ch <- found
+	}()
+	return ch
 }
 
 // corruptCheckFlags turn on etcd's own initial corruption check, whose flag
