@@ -55,26 +55,6 @@ func TestTheEtcdExampleCatchesAClientThatExpectsSerializableReadsToBeLinearizabl
 	if r == nil {
 		t.Fatalf("the stale reads were not caught; failures: %v", signatures(res))
 	}
-	got, err := Replay(r, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Reproduced {
-		t.Fatalf("replay: %v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, r.Signature, r.ICount, r.StateHash)
-	}
-	sh, err := Shrink(r, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sh.After > sh.Before {
-		t.Fatalf("shrinking left %d of %d decisions", sh.After, sh.Before)
-	}
-	again, err := Replay(sh.Report, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !again.Reproduced {
-		t.Fatal("the shrunk report does not replay exactly")
-	}
+	sh := requireReplaysAndShrinks(t, r, 3)
 	t.Logf("caught in universe %d; decisions %d -> %d after %d replays", r.Universe, sh.Before, sh.After, sh.Replays)
 }

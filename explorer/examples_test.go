@@ -69,30 +69,8 @@ func TestTheKVExampleLosesAnAcknowledgedWriteAndReplays(t *testing.T) {
 	if lost == nil {
 		t.Fatalf("the lost write was not found; failures: %v", signatures(res))
 	}
-	got, err := Replay(lost, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Reproduced {
-		t.Fatalf("replay: %v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, lost.Signature, lost.ICount, lost.StateHash)
-	}
-	// Shrinking keeps the failure with fewer (or as many) decisions, and
-	// the shrunk report replays (README: the lost write of universe 3
-	// goes from 11 decisions to 6).
-	sh, err := Shrink(lost, 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sh.After > sh.Before {
-		t.Fatalf("shrinking left %d of %d decisions", sh.After, sh.Before)
-	}
-	again, err := Replay(sh.Report, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !again.Reproduced {
-		t.Fatal("the shrunk report does not replay exactly")
-	}
+	// README: the lost write of universe 3 shrinks from 11 decisions to 6.
+	sh := requireReplaysAndShrinks(t, lost, 6)
 	t.Logf("lost write in universe %d; decisions %d -> %d after %d replays", lost.Universe, sh.Before, sh.After, sh.Replays)
 }
 
@@ -129,4 +107,33 @@ func TestBisectingTheRaceExampleNamesNWithTheFailureFalseAtNMinus1AndTrueAtN(t *
 			t.Fatalf("replaying to %d: failed=%v, want %v", c.until, failed, c.fails)
 		}
 	}
+}
+
+// requireReplaysAndShrinks requires report r to replay exactly, and to
+// shrink within maxReplays replays to a report with as many decisions or
+// fewer that replays exactly too.
+func requireReplaysAndShrinks(t *testing.T, r *Report, maxReplays int) *ShrinkResult {
+	t.Helper()
+	got, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced {
+		t.Fatalf("replay: %v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, r.Signature, r.ICount, r.StateHash)
+	}
+	sh, err := Shrink(r, maxReplays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.After > sh.Before {
+		t.Fatalf("shrinking left %d of %d decisions", sh.After, sh.Before)
+	}
+	again, err := Replay(sh.Report, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Reproduced {
+		t.Fatal("the shrunk report does not replay exactly")
+	}
+	return sh
 }

@@ -36,7 +36,7 @@ key=$(
 		echo "etcd $ETCD_VERSION"
 		for f in guest-images/examples/etcd/build.sh guest-images/examples/etcd/go.mod \
 			guest-images/examples/etcd/go.sum guest-images/examples/etcd/etcd/*.go \
-			guest-images/examples/etcd/init/*.go guest-images/sdk/go/everett/* \
+			guest-images/examples/etcd/init/*.go guest-images/sdk/go/everett/* guest-images/sdk/go/netconf/*.go \
 			guest-images/sdk/go/initramfs/*.go guest-images/sdk/go/mkinitramfs/*.go; do
 			case "$f" in *_test.go) continue ;; esac
 			printf 'file %s\n' "$f"

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"everett/guest-images/sdk/go/everett"
+	"everett/guest-images/sdk/go/netconf"
 )
 
 // The workload: workers (one per member, each talking to its member only)
@@ -256,7 +257,7 @@ func runClient(cfg config) int {
 		for _, r := range v.ops {
 			say("  %s", r)
 		}
-		drainConsole()
+		netconf.DrainConsole()
 		everett.Always(false, "etcd: the history of every key is linearizable")
 		return 1
 	}
@@ -266,13 +267,13 @@ func runClient(cfg config) int {
 	top := maxRev(history)
 	if !watched.caughtUp(top, watchWait) {
 		say("client: the watch reported revisions up to %d within %v, the writes reached %d", watched.last, watchWait, top)
-		drainConsole()
+		netconf.DrainConsole()
 		everett.Always(false, "etcd: the watch reports every write")
 		return 1
 	}
 	if msg := checkWatch(watched, history); msg != "" {
 		say("client: WATCH: %s", msg)
-		drainConsole()
+		netconf.DrainConsole()
 		everett.Always(false, "etcd: the watch reports every write")
 		return 1
 	}
@@ -282,7 +283,7 @@ func runClient(cfg config) int {
 	msg, n := checkHashes(cli, eps, top)
 	if msg != "" {
 		say("client: HASH: %s", msg)
-		drainConsole()
+		netconf.DrainConsole()
 		everett.Always(false, "etcd: the members agree on HashKV")
 		return 1
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"everett/guest-images/sdk/go/everett"
+	"everett/guest-images/sdk/go/netconf"
 )
 
 type config struct {
@@ -114,10 +115,10 @@ func main() {
 	say = func(format string, args ...any) {
 		fmt.Printf("etcd-init: node %d: "+format+"\n", append([]any{node}, args...)...)
 	}
-	if err := ifUp("lo", nil); err != nil {
+	if err := netconf.Up("lo", nil); err != nil {
 		halt("lo: %v", err)
 	}
-	if err := ifUp("eth0", &ifAddr{ip: nodeIP(cfg.node), mask: [4]byte{255, 255, 255, 0}}); err != nil {
+	if err := netconf.Up("eth0", &netconf.Addr{IP: nodeIP(cfg.node), Mask: [4]byte{255, 255, 255, 0}}); err != nil {
 		halt("eth0: %v", err)
 	}
 	if err := os.MkdirAll("/data", 0o755); err != nil {
@@ -188,7 +189,7 @@ func runServer(cfg config) {
 		err = cmd.Wait()
 		if <-corrupt {
 			say("etcd (run %d) found its data inconsistent with its peers' (initial corruption check)", run)
-			drainConsole()
+			netconf.DrainConsole()
 			everett.Unreachable("etcd: a restarted member fails its initial corruption check")
 		}
 		say("etcd (run %d) exited: %v; restarting it in 1 s", run, err)
@@ -245,7 +246,7 @@ func finish(code int) {
 		everett.Exit(code)
 	}
 	say("exit code %d; powering off", code)
-	drainConsole()
+	netconf.DrainConsole()
 	syscall.Sync()
 	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
 	select {}

@@ -1,13 +1,14 @@
-package main
+// Package netconf configures a Linux guest's network interfaces the way a
+// minimal init needs: an IPv4 address and netmask, and up, through the
+// classic socket ioctls (netdevice(7)), with no netlink, DHCP or IPv6, and
+// drains the console before a power-off.
+package netconf
 
 import (
 	"fmt"
 	"syscall"
 	"unsafe"
 )
-
-// Interface configuration through the classic socket ioctls (netdevice(7)),
-// which is all the guest kernel needs: no netlink, no DHCP, no IPv6.
 
 // ifreqAddr is struct ifreq with an IPv4 address in its union.
 type ifreqAddr struct {
@@ -23,9 +24,9 @@ type ifreqFlags struct {
 	_     [22]byte
 }
 
-// ifAddr is an IPv4 address and netmask.
-type ifAddr struct {
-	ip, mask [4]byte
+// Addr is an IPv4 address and netmask.
+type Addr struct {
+	IP, Mask [4]byte
 }
 
 func ioctl(fd int, req uint, arg unsafe.Pointer) error {
@@ -35,9 +36,9 @@ func ioctl(fd int, req uint, arg unsafe.Pointer) error {
 	return nil
 }
 
-// ifUp sets the address of interface name (when addr is not nil) and
-// brings it up. The kernel adds the route to the subnet itself.
-func ifUp(name string, addr *ifAddr) error {
+// Up sets the address of interface name (when addr is not nil) and brings
+// it up. The kernel adds the route to the subnet itself.
+func Up(name string, addr *Addr) error {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("socket: %w", err)
@@ -49,8 +50,8 @@ func ifUp(name string, addr *ifAddr) error {
 			what string
 			ip   [4]byte
 		}{
-			{syscall.SIOCSIFADDR, "address", addr.ip},
-			{syscall.SIOCSIFNETMASK, "netmask", addr.mask},
+			{syscall.SIOCSIFADDR, "address", addr.IP},
+			{syscall.SIOCSIFNETMASK, "netmask", addr.Mask},
 		} {
 			r := ifreqAddr{addr: syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: s.ip}}
 			copy(r.name[:], name)
@@ -71,10 +72,10 @@ func ifUp(name string, addr *ifAddr) error {
 	return nil
 }
 
-// drainConsole waits until the console has sent what was written to it
+// DrainConsole waits until the console has sent what was written to it
 // (tcdrain(3): ioctl TCSBRK with argument 1), so that the last lines are
 // not lost when the machine powers off.
-func drainConsole() {
+func DrainConsole() {
 	const tcsbrk = 0x5409 // include/uapi/asm-generic/ioctls.h
 	syscall.Syscall(syscall.SYS_IOCTL, 1, tcsbrk, 1)
 }
