@@ -87,6 +87,7 @@ type jitState struct {
 	// masked, no flags) and stored at exit, whose flags runJIT accrues.
 	mxcsrIn uint32
 	mxcsr   uint32
+	comm    uint8  // the machine tracks communication (SC and AMOs leave)
 	tmp     uint64 // scratch for translated code
 	tmp2    uint64
 }

@@ -59,6 +59,10 @@ const (
 	jcEntBytes = int32(unsafe.Sizeof(jcEntry{}))
 	tlbEntSize = int32(unsafe.Sizeof(tlbEntry{}))
 	offTLBAdd  = int32(unsafe.Offsetof(tlbEntry{}.addend))
+	offTLBPPN  = int32(unsafe.Offsetof(tlbEntry{}.ppn))
+	offResVal  = int32(unsafe.Offsetof(Hart{}.resValid))
+	offResAddr = int32(unsafe.Offsetof(Hart{}.resAddr))
+	offJComm   = offJ + int32(unsafe.Offsetof(jitState{}.comm))
 	offJCCtx   = int32(unsafe.Offsetof(jcEntry{}.ctx))
 	offJCBlock = int32(unsafe.Offsetof(jcEntry{}.b))
 )
@@ -94,6 +98,10 @@ func jitOp(o *op) bool {
 		isa.MULW, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW,
 		isa.FENCE,
 		isa.FLD, isa.FSD, isa.FLW, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
+		return true
+	case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
+		isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D:
 		return true
 	case isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D:
 		return o.rm == isa.RNE || o.rm == isa.DYN
@@ -522,7 +530,7 @@ func onlyWritesX(k isa.Op) bool {
 	case isa.JAL, isa.JALR, isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
 		return false
 	}
-	return writesX(k) && !isFP(k)
+	return writesX(k) && !isFP(k) && !isAMO(k)
 }
 
 // op lowers one op; it reports whether it ended the block (a control
@@ -687,6 +695,10 @@ func (l *lowering) op(o *op, i int) bool {
 		l.setX(o.rd, rdx)
 	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
 		l.div(o)
+	case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
+		isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D:
+		l.amo(o, i)
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
 	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
@@ -828,6 +840,106 @@ func (l *lowering) store(o *op, k int) {
 		a.store32(m, rcx)
 	case 8:
 		a.store64(m, rcx)
+	}
+}
+
+// isAMO reports whether k is an LR, an SC or an AMO.
+func isAMO(k isa.Op) bool { return k >= isa.LR_W && k <= isa.AMOMAXU_D }
+
+// amo lowers LR, SC and the AMOs swap, add, xor, and, or on a soft-TLB hit,
+// as Hart.amo does. A misaligned address or a TLB miss leaves to the
+// interpreter before the op, and so do SC and the AMOs of a machine that
+// tracks communication: the interpreter stores them through storeRAM, which
+// records the event even on a TLB hit. A TLB hit needs no other check: a
+// store TLB entry exists only for a page this machine owns that holds no
+// code and no watched address.
+func (l *lowering) amo(o *op, k int) {
+	a := &l.a
+	size := 8
+	switch o.kind {
+	case isa.LR_W, isa.SC_W, isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W:
+		size = 4
+	}
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	lr := o.kind == isa.LR_W || o.kind == isa.LR_D
+	sc := o.kind == isa.SC_W || o.kind == isa.SC_D
+	tlb := rST
+	if lr {
+		tlb = rLT
+	} else {
+		a.cmpMI8(at(rH, offJComm), 0)
+		a.jcc(ccNE, ms.l)
+	}
+	l.getX(rax, o.rs1)
+	a.movRR(rcx, rax)
+	a.aluRI32(aluAnd, rcx, int32(size-1))
+	a.jcc(ccNE, ms.l) // misaligned: the interpreter raises it
+	l.tlbProbe(tlb, size, k)
+	at0 := at(rax, 0)
+	if lr || sc {
+		// The physical address, as the reservation holds it.
+		a.load64(rdx, atIdx(tlb, rcx, 1, offTLBPPN))
+		a.shiftRI(shiftShl, rdx, pageShift)
+		a.movRR(rcx, rax)
+		a.aluRI32(aluAnd, rcx, pageMask)
+		a.aluRR(aluOr, rdx, rcx)
+	}
+	switch {
+	case lr:
+		a.store64(at(rH, offResAddr), rdx)
+		a.movImm(rcx, 1)
+		a.store8(at(rH, offResVal), rcx)
+		if size == 4 {
+			a.loadS32(rax, at0)
+		} else {
+			a.load64(rax, at0)
+		}
+		l.setX(o.rd, rax)
+	case sc:
+		fail, done := newLabel(), newLabel()
+		a.cmpMI8(at(rH, offResVal), 0)
+		a.jcc(ccE, fail)
+		a.aluRM(aluCmp, rdx, at(rH, offResAddr))
+		a.jcc(ccNE, fail)
+		l.getX(rcx, o.rs2)
+		if size == 4 {
+			a.store32(at0, rcx)
+		} else {
+			a.store64(at0, rcx)
+		}
+		a.zero(rcx)
+		a.store8(at(rH, offResVal), rcx)
+		l.setXImm(o.rd, 0)
+		a.jmp(done)
+		a.bind(fail)
+		a.zero(rcx)
+		a.store8(at(rH, offResVal), rcx)
+		l.setXImm(o.rd, 1)
+		a.bind(done)
+	default:
+		l.getX(rcx, o.rs2)
+		if size == 4 {
+			a.loadS32(rdx, at0) // the old value, sign-extended
+		} else {
+			a.load64(rdx, at0)
+		}
+		switch o.kind {
+		case isa.AMOADD_W, isa.AMOADD_D:
+			a.aluRR(aluAdd, rcx, rdx)
+		case isa.AMOXOR_W, isa.AMOXOR_D:
+			a.aluRR(aluXor, rcx, rdx)
+		case isa.AMOAND_W, isa.AMOAND_D:
+			a.aluRR(aluAnd, rcx, rdx)
+		case isa.AMOOR_W, isa.AMOOR_D:
+			a.aluRR(aluOr, rcx, rdx)
+		}
+		if size == 4 {
+			a.store32(at0, rcx)
+		} else {
+			a.store64(at0, rcx)
+		}
+		l.setX(o.rd, rdx)
 	}
 }
 

@@ -236,3 +236,80 @@ func TestTheHarnessSaysWhenBuildIsNotDeterministic(t *testing.T) {
 		t.Errorf("message %q", d.Error())
 	}
 }
+
+// amoProgram: each hart runs the A extension's translated forms (LR/SC
+// pairs that succeed and fail, AMOs with rd = x0 and rd = rs2, words and
+// double words) on words shared by the harts, forever.
+var amoProgram = []string{
+	"auipc t0,0x10", // 80000000: t0 = 0x80010000, the shared words
+	"addi t1,t0,8",
+	"addi t2,t0,16",
+	"addi t3,t0,24",
+	"addi a1,zero,3", // 80000010
+	"addi a2,zero,5",
+	"ld a7,0(t0)",  // 80000018: loop; a load and a store fill the TLBs
+	"sd a7,48(t0)", // (LR, SC and AMOs do not)
+	"lr.d a3,(t0)", // 80000020
+	"add a3,a3,a1",
+	"sc.d a4,a3,(t0)",
+	"sc.d a5,a3,(t0)", // fails: the reservation is gone
+	"lr.w a3,(t0)", // 80000030
+	"sc.w a6,a2,(t1)", // fails: another address
+	"amoadd.w a0,a1,(t0)",
+	"amoadd.d zero,a1,(t1)",
+	"amoswap.w a2,a2,(t2)", // 80000040
+	"amoxor.d a7,a1,(t3)",
+	"amoand.w s2,a0,(t2)",
+	"amoor.d s3,a2,(t3)",
+	"addi t4,t0,4", // 80000050
+	"amoadd.d s5,a1,(t4)", // misaligned: traps to the handler
+	"amomax.w s4,a1,(t0)", // left to the interpreter
+	"addi a1,a1,1",
+	"j 80000018", // 80000060
+	"csrr t5,mepc", // 80000064: the trap handler skips the instruction
+	"addi t5,t5,4",
+	"csrw mepc,t5",
+	"mret",
+}
+
+// amoHandler is the address of amoProgram's trap handler.
+const amoHandler = DefaultRAMBase + 0x64
+
+func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	code, err := testelf.Assemble(DefaultRAMBase, amoProgram...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, harts := range []int{1, 2} {
+		for _, comm := range []bool{false, true} {
+			build := func() (*Machine, error) {
+				m, err := New(Config{RAMBytes: 1 << 20, Harts: harts, Quantum: 100})
+				if err != nil {
+					return nil, err
+				}
+				if err := m.WritePhys(DefaultRAMBase, code); err != nil {
+					return nil, err
+				}
+				for _, h := range m.harts {
+					h.SetPC(DefaultRAMBase)
+					h.mtvec = amoHandler
+				}
+				m.TrackCommunication(comm)
+				return m, nil
+			}
+			r, d, err := CompareEngines(build, 499, 40_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d != nil {
+				t.Fatalf("%d harts, communication tracking %v: %v", harts, comm, d)
+			}
+			if r != StopLimit {
+				t.Fatalf("stopped with %v, want the limit", r)
+			}
+		}
+	}
+}
