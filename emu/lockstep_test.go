@@ -253,7 +253,7 @@ var amoProgram = []string{
 	"add a3,a3,a1",
 	"sc.d a4,a3,(t0)",
 	"sc.d a5,a3,(t0)", // fails: the reservation is gone
-	"lr.w a3,(t0)", // 80000030
+	"lr.w a3,(t0)",    // 80000030
 	"sc.w a6,a2,(t1)", // fails: another address
 	"amoadd.w a0,a1,(t0)",
 	"amoadd.d zero,a1,(t1)",
@@ -261,11 +261,11 @@ var amoProgram = []string{
 	"amoxor.d a7,a1,(t3)",
 	"amoand.w s2,a0,(t2)",
 	"amoor.d s3,a2,(t3)",
-	"addi t4,t0,4", // 80000050
+	"addi t4,t0,4",        // 80000050
 	"amoadd.d s5,a1,(t4)", // misaligned: traps to the handler
 	"amomax.w s4,a1,(t0)", // left to the interpreter
 	"addi a1,a1,1",
-	"j 80000018", // 80000060
+	"j 80000018",   // 80000060
 	"csrr t5,mepc", // 80000064: the trap handler skips the instruction
 	"addi t5,t5,4",
 	"csrw mepc,t5",
