@@ -200,7 +200,7 @@ func runClient(cfg config) int {
 
 	wctx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
-	watched := watch(wctx, cli, firstRev(initial)+1)
+	watched := watch(wctx, eps, firstRev(initial)+1)
 	seed := everett.Random()
 	// Values name this incarnation of the client: a client whose node
 	// crashed and restarted must not write what the earlier one wrote.

@@ -31,18 +31,31 @@ type watchLog struct {
 	errs   int   // streams that ended in an error
 }
 
-// watch follows the keys from revision from on, until ctx ends.
-func watch(ctx context.Context, cli *clientv3.Client, from int64) *watchLog {
+// watch follows the keys from revision from on, until ctx ends. Each
+// stream goes to one member, the next one in turn after a stream ends: a
+// member cut off from the others, whose connection stays up, costs one
+// silent stream, not every stream a balancer might send it.
+func watch(ctx context.Context, eps []string, from int64) *watchLog {
 	w := &watchLog{last: from - 1}
+	clients := make([]*clientv3.Client, len(eps))
 	go func() {
-		for ctx.Err() == nil {
+		for k := 0; ctx.Err() == nil; k++ {
 			w.mu.Lock()
 			next := w.last + 1
 			w.mu.Unlock()
+			i := k % len(eps)
+			if clients[i] == nil {
+				c, err := newClient(eps[i : i+1])
+				if err != nil {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				clients[i] = c
+			}
 			// A stream that stays silent for long is started again: it
 			// may hang on a member cut off from the others.
 			wctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), 3*time.Second)
-			for resp := range cli.Watch(wctx, "k", clientv3.WithPrefix(), clientv3.WithRev(next)) {
+			for resp := range clients[i].Watch(wctx, "k", clientv3.WithPrefix(), clientv3.WithRev(next)) {
 				if resp.Err() != nil {
 					if wctx.Err() == nil {
 						w.mu.Lock()
