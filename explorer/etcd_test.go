@@ -41,8 +41,8 @@ func TestTheEtcdExampleCatchesAClientThatExpectsSerializableReadsToBeLinearizabl
 		t.Skip("builds etcd and boots three Linux nodes")
 	}
 	s := linuxExample(t, "etcd", "spec-serializable.yaml")
-	// README: seed 1 finds it in universe 0.
-	res, err := Explore(s, Options{Seed: 1, Universes: 4, Workers: 2, StopOnFailure: true})
+	// README: seed 1 finds it in universe 9.
+	res, err := Explore(s, Options{Seed: 1, Universes: 12, Workers: 2, StopOnFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@ case "$rc" in
 1) echo "== failures: see $out/correct/summary.json; replay a report with everett replay" ;;
 *) echo "demo-etcd: explore exited $rc" >&2; exit 1 ;;
 esac
-echo "== the broken client: everett explore guest-images/examples/etcd/spec-serializable.yaml --seed 1 --universes 4"
+echo "== the broken client: everett explore guest-images/examples/etcd/spec-serializable.yaml --seed 1 --universes 12"
 rc=0
-bin/everett explore guest-images/examples/etcd/spec-serializable.yaml --seed 1 --universes 4 --out "$out/broken" || rc=$?
+bin/everett explore guest-images/examples/etcd/spec-serializable.yaml --seed 1 --universes 12 --out "$out/broken" || rc=$?
 report=$(ls "$out"/broken/failure-assertion-always--etcd--the-history*.json 2>/dev/null | head -1)
 if [ "$rc" -ne 1 ] || [ -z "$report" ]; then
 	echo "demo-etcd: the stale serializable reads were not caught (exit $rc)" >&2
