@@ -27,12 +27,19 @@ var lockstepProgram = []string{
 }
 
 func lockstepBuild(t *testing.T, harts int) func() (*Machine, error) {
-	code, err := testelf.Assemble(DefaultRAMBase, lockstepProgram...)
+	return programBuild(t, lockstepProgram, harts, 1000, nil)
+}
+
+// programBuild returns a builder of machines of harts harts that start the
+// program at the start of RAM, with the quantum given; setup, when set,
+// finishes each machine.
+func programBuild(t *testing.T, program []string, harts int, quantum uint64, setup func(*Machine)) func() (*Machine, error) {
+	code, err := testelf.Assemble(DefaultRAMBase, program...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return func() (*Machine, error) {
-		m, err := New(Config{RAMBytes: 1 << 20, Harts: harts, Quantum: 1000})
+		m, err := New(Config{RAMBytes: 1 << 20, Harts: harts, Quantum: quantum})
 		if err != nil {
 			return nil, err
 		}
@@ -41,6 +48,9 @@ func lockstepBuild(t *testing.T, harts int) func() (*Machine, error) {
 		}
 		for _, h := range m.harts {
 			h.SetPC(DefaultRAMBase)
+		}
+		if setup != nil {
+			setup(m)
 		}
 		return m, nil
 	}
@@ -279,27 +289,14 @@ func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
 	if !JITSupported() {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
-	code, err := testelf.Assemble(DefaultRAMBase, amoProgram...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, harts := range []int{1, 2} {
 		for _, comm := range []bool{false, true} {
-			build := func() (*Machine, error) {
-				m, err := New(Config{RAMBytes: 1 << 20, Harts: harts, Quantum: 100})
-				if err != nil {
-					return nil, err
-				}
-				if err := m.WritePhys(DefaultRAMBase, code); err != nil {
-					return nil, err
-				}
+			build := programBuild(t, amoProgram, harts, 100, func(m *Machine) {
 				for _, h := range m.harts {
-					h.SetPC(DefaultRAMBase)
 					h.mtvec = amoHandler
 				}
 				m.TrackCommunication(comm)
-				return m, nil
-			}
+			})
 			r, d, err := CompareEngines(build, 499, 40_000)
 			if err != nil {
 				t.Fatal(err)

@@ -691,19 +691,9 @@ func (h *Hart) lookup() *block {
 		t.ppn = p >> pageShift
 		pa = p
 	}
-	m := h.m
-	pn := (pa - m.RAM.Base) >> pageShift
-	var b *block
-	if cp := m.codePage(pn); cp != nil {
-		b = cp.block(pa & pageMask)
-	}
+	b := h.m.blockAt(pa)
 	if b == nil {
-		if b = m.thawBlock(pa); b == nil {
-			b = m.buildBlock(pa)
-		}
-		if b == nil {
-			return h.crossPage(pa)
-		}
+		return h.crossPage(pa)
 	}
 	e.pc, e.ctx, e.b = pc, ctx, b
 	return b
