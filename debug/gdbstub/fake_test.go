@@ -17,7 +17,7 @@ const (
 	fakeBase    = 0x8000_0000
 	fakeInsns   = 64
 	fakeEnd     = fakeBase + 4*fakeInsns
-	fakeStorePC = fakeBase + 0x30
+	fakeStorePC = fakeBase + 0x2c
 	fakeData    = 0x8000_1000
 	fakeMemSize = 0x1_0000
 	fakeNop     = 0x0000_0013 // addi x0, x0, 0
@@ -244,14 +244,25 @@ func (f *fakeTarget) Resume(r Resume) (Stop, error) {
 		f.stop = st
 		return st, nil
 	}
-	th := f.threads[r.Thread]
-	if th == nil {
+	if f.threads[r.Thread] == nil {
 		return Stop{}, fmt.Errorf("fake: no thread %d", r.Thread)
 	}
-	st := f.run(th, r)
-	st.Thread = r.Thread
-	f.stop = st
-	return st, nil
+	// A step or a resume of one thread moves that thread; otherwise all
+	// threads run in lockstep, one instruction each in turn.
+	ids := f.ids
+	if r.Step || r.Only {
+		ids = []int{r.Thread}
+	}
+	for range 2 * fakeInsns {
+		for _, tid := range ids {
+			if st, stopped := f.execute(f.threads[tid], r); stopped {
+				st.Thread = tid
+				f.stop = st
+				return st, nil
+			}
+		}
+	}
+	return Stop{}, errors.New("fake: the program did not end")
 }
 
 // stopped records st as the current stop.
@@ -262,40 +273,39 @@ func (f *fakeTarget) stopped(st Stop) Stop {
 	return st
 }
 
-// run executes th's program as r asks, at most one pass over it.
-func (f *fakeTarget) run(th *fakeThread, r Resume) Stop {
-	for range 2 * fakeInsns {
-		if r.Reverse {
-			if th.pc <= fakeBase {
-				return Stop{Kind: StopHistoryBegin}
-			}
-			th.pc -= 4
-			if st, hit := f.store(th.pc, -1); hit {
-				return st
-			}
-		} else {
-			if st, hit := f.breakAt(th.pc); hit && !r.Step {
-				return st
-			}
-			if th.pc >= fakeEnd {
-				return Stop{Kind: StopHistoryEnd, Message: "the program ended\n"}
-			}
-			pc := th.pc
-			th.pc += 4
-			if st, hit := f.store(pc, +1); hit {
-				return st
-			}
+// execute runs one instruction of th, forward or in reverse, and reports
+// the stop it makes, if any. Forward, a breakpoint or watchpoint stops the
+// thread before the instruction (gdb's RISC-V watchpoints are not
+// steppable: gdb steps the store itself); in reverse, after it.
+func (f *fakeTarget) execute(th *fakeThread, r Resume) (Stop, bool) {
+	if r.Reverse {
+		if th.pc <= fakeBase {
+			return Stop{Kind: StopHistoryBegin}, true
+		}
+		th.pc -= 4
+		if st, hit := f.store(th.pc, -1); hit {
+			return st, true
 		}
 		if r.Step {
-			return Stop{Kind: StopStep}
+			return Stop{Kind: StopStep}, true
 		}
-		if r.Reverse {
-			if st, hit := f.breakAt(th.pc); hit {
-				return st
-			}
-		}
+		return f.breakAt(th.pc)
 	}
-	return Stop{Kind: StopHistoryEnd}
+	if st, hit := f.breakAt(th.pc); hit && !r.Step {
+		return st, true
+	}
+	if th.pc >= fakeEnd {
+		return Stop{Kind: StopHistoryEnd, Message: "the program ended\n"}, true
+	}
+	if st, hit := f.watchAt(th.pc); hit && !r.Step {
+		return st, true
+	}
+	f.store(th.pc, +1)
+	th.pc += 4
+	if r.Step {
+		return Stop{Kind: StopStep}, true
+	}
+	return Stop{}, false
 }
 
 // breakAt reports the stop of a breakpoint at pc.
@@ -309,8 +319,9 @@ func (f *fakeTarget) breakAt(pc uint64) (Stop, bool) {
 	return Stop{}, false
 }
 
-// store does the store of the instruction at pc (adding delta to the data
-// doubleword) and reports the stop of a watchpoint on it.
+// store does the store of the instruction at pc, if it is the one that
+// stores (adding delta to the data doubleword), and reports the stop of a
+// watchpoint on it.
 func (f *fakeTarget) store(pc uint64, delta int) (Stop, bool) {
 	if pc != fakeStorePC {
 		return Stop{}, false
@@ -321,13 +332,18 @@ func (f *fakeTarget) store(pc uint64, delta int) (Stop, bool) {
 		v = v<<8 | uint64(b[i])
 	}
 	putLE(b, v+uint64(delta), 8)
-	for k, size := range f.bps {
-		if k.addr <= fakeData && fakeData < k.addr+size {
-			switch k.kind {
-			case WatchWrite:
-				return Stop{Kind: StopWatch, Addr: fakeData}, true
-			case WatchAccess:
-				return Stop{Kind: StopAWatch, Addr: fakeData}, true
+	return f.watchAt(pc)
+}
+
+// watchAt reports the stop of a watchpoint on the store at pc.
+func (f *fakeTarget) watchAt(pc uint64) (Stop, bool) {
+	if pc != fakeStorePC {
+		return Stop{}, false
+	}
+	for _, kind := range []BreakKind{WatchWrite, WatchAccess} {
+		for k, size := range f.bps {
+			if k.kind == kind && k.addr <= fakeData && fakeData < k.addr+size {
+				return Stop{Kind: map[BreakKind]StopKind{WatchWrite: StopWatch, WatchAccess: StopAWatch}[kind], Addr: fakeData}, true
 			}
 		}
 	}

@@ -21,7 +21,7 @@ const (
 // resumePacket answers c, C, s, S, bs and bc. An address to resume at is
 // refused: gdb sets the pc with P when it wants another one.
 func (s *session) resumePacket(pkt string) (bool, error) {
-	r := Resume{Thread: s.resumeThread()}
+	r := Resume{Thread: s.resumeThread(), Only: s.cTid > 0}
 	switch pkt[0] {
 	case 'c', 's':
 		if len(pkt) != 1 {
@@ -57,12 +57,15 @@ func parseSignal(s string) (int, bool) {
 }
 
 // resumeThread is the thread a resume without a thread of its own moves:
-// Hc's, or the stop's for "any" and "all".
+// Hc's, or for "any" and "all" (gdb 13 sends Hc0 before bs and bc) gdb's
+// selected thread, the one of Hg. gdb sends Hg for it before it resumes,
+// even after "info threads" visited the others; and a stop selects its
+// own thread (see stopReply).
 func (s *session) resumeThread() int {
 	if s.cTid > 0 {
 		return s.cTid
 	}
-	return s.stopTid
+	return s.regThread()
 }
 
 // vPacket answers the v packets.
@@ -86,11 +89,12 @@ func (s *session) vPacket(pkt string) (bool, error) {
 // parseVCont reads vCont's actions, ACTION[:THREAD] separated by ‘;’. In
 // all-stop mode they make one resume: a step of the leftmost stepping
 // action's thread, or else a continue (of the leftmost continue action's
-// thread if it names one). gdb's stepi on thread 2 is "s:2;c": step thread
-// 2, let the others run as they would, which the target decides.
+// thread if it names one). "s:2;c" steps thread 2 and lets the others run;
+// when every action names one and the same thread, the others stay
+// stopped (Only).
 func (s *session) parseVCont(args string) (Resume, bool) {
 	var step, cont int // the threads of the first s and c actions, 0 if none
-	stepping := false
+	stepping, only, first := false, true, 0
 	for _, a := range strings.Split(args, ";") {
 		action, thread, hasThread := strings.Cut(a, ":")
 		tid := threadAny
@@ -100,6 +104,8 @@ func (s *session) parseVCont(args string) (Resume, bool) {
 				return Resume{}, false
 			}
 		}
+		only = only && tid > 0 && (first == 0 || tid == first)
+		first = tid
 		if action == "" {
 			return Resume{}, false
 		}
@@ -122,7 +128,7 @@ func (s *session) parseVCont(args string) (Resume, bool) {
 			cont = tid
 		}
 	}
-	r := Resume{Step: stepping, Thread: s.resumeThread()}
+	r := Resume{Step: stepping, Thread: s.resumeThread(), Only: only}
 	switch {
 	case stepping && step > 0:
 		r.Thread = step
@@ -161,6 +167,10 @@ func (s *session) resume(r Resume) (bool, error) {
 // stopReply is the stop reply for st (‘T’ with the stop's thread and
 // reason, or ‘W’), and makes st's thread the current one. A stop without a
 // thread is that of fallback.
+//
+// The stop also selects its thread for g, p, m and the rest, as if gdb had
+// sent Hg: gdb 13 assumes so (after "thread 2", a stop of thread 1 and then
+// g without an Hg1 between them).
 func (s *session) stopReply(st Stop, fallback int) string {
 	if st.Kind == StopExited {
 		return fmt.Sprintf("W%02x", uint8(st.ExitCode))
@@ -169,7 +179,7 @@ func (s *session) stopReply(st Stop, fallback int) string {
 	if tid < 1 {
 		tid = fallback
 	}
-	s.stopTid = tid
+	s.stopTid, s.gTid = tid, tid
 	sig := st.Signal
 	if sig <= 0 || sig > 0xff {
 		sig = sigTrap

@@ -51,6 +51,13 @@ type Resume struct {
 	Step    bool // step one instruction of Thread; otherwise continue
 	Reverse bool // bs / bc
 	Thread  int  // the thread to step, or the thread gdb has selected for continue (always a real thread id ≥ 1)
+	// Only says that gdb resumed Thread alone and the other threads stay
+	// stopped ("vCont;c:2", "vCont;s:2", or c, s, bs, bc after "Hc2").
+	// gdb 13 does this to step one thread over a breakpoint it has taken
+	// out, and for every stepi on RISC-V (which it single-steps in
+	// software: a breakpoint at the next pc, then "vCont;c:TID"). Without
+	// Only, every thread may run.
+	Only bool
 }
 
 // StopKind says why the target stopped.
