@@ -23,7 +23,7 @@ const (
 
 // supported is the qSupported reply: the server's features.
 var supported = fmt.Sprintf("PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;"+
-	"ReverseStep+;ReverseContinue+;swbreak+;hwbreak+;vContSupported+", maxPacketBytes)
+	"ReverseStep+;ReverseContinue+;swbreak+;hwbreak+;vContSupported+", packetBytesMax)
 
 // dispatch answers one packet. end says the session is over (D, k, vKill).
 func (s *session) dispatch(data []byte) (end bool, err error) {
@@ -124,7 +124,7 @@ func (s *session) query(pkt string) string {
 			return replyError
 		}
 		info := s.t.ThreadInfo(tid)
-		return hexString([]byte(info[:min(len(info), maxPacketBytes/2)]))
+		return hexString([]byte(info[:min(len(info), packetBytesMax/2)]))
 	case "qXfer":
 		return s.xfer(args)
 	case "qRcmd":
@@ -148,7 +148,7 @@ func (s *session) threadInfo() string {
 	b := []byte{'m'}
 	for ; s.threadNext < len(tids); s.threadNext++ {
 		id := strconv.FormatInt(int64(tids[s.threadNext]), 16)
-		if len(b)+1+len(id) > maxPacketBytes {
+		if len(b)+1+len(id) > packetBytesMax {
 			break
 		}
 		if len(b) > 1 {
@@ -179,7 +179,7 @@ func (s *session) xfer(args string) string {
 	if off >= uint64(len(targetXML)) {
 		return "l"
 	}
-	room := int(min(n, maxPacketBytes-1))
+	room := int(min(n, packetBytesMax-1))
 	doc := targetXML[off:]
 	end := 0
 	for used := 0; end < len(doc); end++ {
@@ -328,7 +328,7 @@ func (s *session) readMem(args string) string {
 	if !ok || n == 0 {
 		return replyError
 	}
-	b := make([]byte, min(n, maxPacketBytes/2))
+	b := make([]byte, min(n, packetBytesMax/2))
 	got, err := s.t.ReadMem(s.regThread(), addr, b)
 	got = max(0, min(got, len(b)))
 	if got == 0 && err != nil {

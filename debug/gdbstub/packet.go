@@ -16,9 +16,9 @@ package gdbstub
 
 import "fmt"
 
-// maxPacketBytes is the largest packet data the server accepts, and
+// packetBytesMax is the largest packet data the server accepts, and
 // advertises in qSupported as PacketSize; its replies are no larger either.
-const maxPacketBytes = 0x1000
+const packetBytesMax = 0x1000
 
 // interruptByte is gdb's Ctrl-C, sent outside any packet.
 const interruptByte = 0x03
@@ -29,7 +29,7 @@ type eventKind uint8
 const (
 	evPacket      eventKind = iota // a packet with a good checksum
 	evBadChecksum                  // a packet whose checksum did not match
-	evTooLong                      // a packet with a good checksum but more than maxPacketBytes of data
+	evTooLong                      // a packet with a good checksum but more than packetBytesMax of data
 	evAck                          // ‘+’
 	evNack                         // ‘-’
 	evInterrupt                    // 0x03 outside a packet
@@ -54,7 +54,7 @@ const (
 )
 
 // framer turns gdb's byte stream into events, one byte at a time. It holds
-// at most maxPacketBytes of data: a longer packet is read to its end and
+// at most packetBytesMax of data: a longer packet is read to its end and
 // refused.
 type framer struct {
 	state   framerState
@@ -90,7 +90,7 @@ func (f *framer) feed(b byte) (event, bool) {
 			f.start()
 		default:
 			f.sum += b
-			if len(f.data) < maxPacketBytes {
+			if len(f.data) < packetBytesMax {
 				f.data = append(f.data, b)
 			} else {
 				f.tooLong = true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 )
 
@@ -57,13 +58,14 @@ type session struct {
 
 	stopTid    int // the thread of the current stop
 	gTid       int // Hg: the thread of g, p, m and the rest; 0 or -1 mean stopTid
-	cTid       int // Hc: the thread to resume; 0 or -1 mean stopTid
+	cTid       int // Hc: the thread to resume; 0 or -1 mean gTid's thread
 	threadNext int // where qsThreadInfo goes on in Threads()
 }
 
 // read hands gdb's bytes on as events until the connection fails. A Ctrl-C
-// goes straight to the interrupter, which may be waiting in Resume; a
-// packet is counted there, in order, before it is handed on.
+// goes straight to the interrupter, since the session may be waiting in
+// Resume; read counts the packets, as the session does, so that the
+// interrupter knows which packet a Ctrl-C came after.
 func (s *session) read(r io.Reader) {
 	var f framer
 	var seq uint64
@@ -119,13 +121,12 @@ func (s *session) run() error {
 		ev := s.next()
 		switch ev.kind {
 		case evClosed:
-			if errors.Is(ev.err, io.EOF) {
+			if errors.Is(ev.err, io.EOF) || errors.Is(ev.err, net.ErrClosed) || errors.Is(ev.err, io.ErrClosedPipe) {
 				return nil
 			}
 			return fmt.Errorf("gdbstub: read from gdb: %w", ev.err)
-		case evAck, evNack, evInterrupt:
-			// An acknowledgment nothing waits for, or a Ctrl-C while the
-			// target is stopped: nothing to do.
+		case evAck, evNack:
+			// An acknowledgment nothing waits for.
 		case evBadChecksum:
 			s.seq++
 			s.log.line("<- ", []byte("(bad checksum)"))
@@ -191,7 +192,6 @@ func (s *session) replyBytes(data []byte) error {
 			if err := s.write(s.out); err != nil {
 				return err
 			}
-		case evInterrupt:
 		default:
 			s.pending = &ev
 			return nil
@@ -211,7 +211,7 @@ func (s *session) write(b []byte) error {
 // console prints text on gdb's console as O packets (Remote Protocol,
 // "Stop Reply Packets", ‘O XX…’), split to fit the packet size.
 func (s *session) console(text string) error {
-	const chunkBytes = (maxPacketBytes - 1) / 2
+	const chunkBytes = (packetBytesMax - 1) / 2
 	for len(text) > 0 {
 		n := min(len(text), chunkBytes)
 		if err := s.reply("O" + hexString([]byte(text[:n]))); err != nil {

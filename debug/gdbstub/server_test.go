@@ -10,7 +10,7 @@ import (
 )
 
 func TestFramerFindsPacketsAcksAndInterruptsInTheByteStream(t *testing.T) {
-	long := "$" + strings.Repeat("a", maxPacketBytes+1) + "#" + fmt.Sprintf("%02x", 'a'*(maxPacketBytes+1)%256)
+	long := "$" + strings.Repeat("a", packetBytesMax+1) + "#" + fmt.Sprintf("%02x", 'a'*(packetBytesMax+1)%256)
 	for _, tc := range []struct {
 		name, in string
 		want     []string // one per event: kind, and data for packets
@@ -183,7 +183,7 @@ func TestThreadListsLongerThanAPacketComeInSeveralReplies(t *testing.T) {
 	c := serve(t, f)
 	var ids []string
 	for reply := c.ask("qfThreadInfo"); reply != "l"; reply = c.ask("qsThreadInfo") {
-		if reply[0] != 'm' || len(reply) > maxPacketBytes {
+		if reply[0] != 'm' || len(reply) > packetBytesMax {
 			t.Fatalf("thread info reply %.20q… of %d bytes", reply, len(reply))
 		}
 		ids = append(ids, strings.Split(reply[1:], ",")...)
@@ -259,8 +259,8 @@ func TestMemoryReadsAndWritesWithMMAndX(t *testing.T) {
 	c.expect("m80001000,0", "E01")
 	c.expect("m80001000", "E01")
 	c.expect("m80001000,zz", "E01")
-	if got := c.ask("m80000000,100000"); len(got) != maxPacketBytes {
-		t.Errorf("a read longer than a packet gave %d hex digits, want %d", len(got), maxPacketBytes)
+	if got := c.ask("m80000000,100000"); len(got) != packetBytesMax {
+		t.Errorf("a read longer than a packet gave %d hex digits, want %d", len(got), packetBytesMax)
 	}
 	c.expect("M80001000,2:abcd", "OK")
 	c.expect("m80001000,2", "abcd")
@@ -386,7 +386,7 @@ func TestStopRepliesNameTheThreadAndTheReason(t *testing.T) {
 
 func TestAStopsMessageReachesTheConsoleBeforeTheStopReply(t *testing.T) {
 	f := newFake(1)
-	long := strings.Repeat("x", maxPacketBytes)
+	long := strings.Repeat("x", packetBytesMax)
 	f.script = []Stop{{Kind: StopHistoryEnd, Thread: 1, Message: "assertion failed\n"}, {Kind: StopStep, Thread: 1, Message: long}}
 	c := serve(t, f)
 	c.send("c")
@@ -403,7 +403,7 @@ func TestAStopsMessageReachesTheConsoleBeforeTheStopReply(t *testing.T) {
 		if got[0] != 'O' {
 			break
 		}
-		if len(got) > maxPacketBytes {
+		if len(got) > packetBytesMax {
 			t.Errorf("a console packet of %d bytes", len(got))
 		}
 		b, _ := hex.DecodeString(got[1:])
