@@ -35,6 +35,7 @@ type Program struct {
 	DataBase  uint64
 	VarAddr   []uint64 // by index in Test.Vars
 	CodeInsns int      // instructions in all columns, without sleds and epilogues
+	LRSC      bool     // some thread has an LR (see drawPlan)
 }
 
 // ThreadCode is one thread's code and where it sits.
@@ -55,6 +56,11 @@ func Layout(t *Test) (*Program, error) {
 			return nil, err
 		}
 		p.CodeInsns += len(col)
+		for _, w := range col {
+			if op := isa.Decode(w).Op; op == isa.LR_W || op == isa.LR_D {
+				p.LRSC = true
+			}
+		}
 		var words []uint32
 		nop := mustEncode("nop", 0)
 		for range MaxDelay {

@@ -197,7 +197,7 @@ func (w *worker) run(seed uint64) (string, error) {
 	if err := m.RestoreSnapshot(w.snap); err != nil {
 		return "", fmt.Errorf("restore: %w", err)
 	}
-	pl := drawPlan(seed, len(p.Threads), p.CodeInsns)
+	pl := drawPlan(seed, len(p.Threads), p.CodeInsns, p.LRSC)
 	if err := m.SetSchedule(pl.sched); err != nil {
 		return "", fmt.Errorf("schedule: %w", err)
 	}

@@ -18,13 +18,22 @@ type plan struct {
 // one thread runs a whole column before another starts.
 var quantumMax = [...]uint64{1, 1, 1, 2, 2, 3, 4, 6, 8, 16, 64}
 
+// lrscQuantumMin is the shortest QuantumMax of a test with LR/SC.
+const lrscQuantumMin = 8
+
 // stallPercent are the stall chances a run may draw.
 var stallPercent = [...]uint64{0, 0, 10, 30, 60}
 
 // drawPlan derives a run's plan from its seed: a random or PCT schedule
 // (emu/sched.go) with a drawn quantum range and stall chance, and a delay
 // per thread (none in a third of the threads, else up to MaxDelay).
-func drawPlan(seed uint64, threads, insns int) plan {
+//
+// A test with LR/SC draws no quantum range shorter than lrscQuantumMin:
+// the machine drops every reservation when another hart's turn comes
+// (RATIONALE: "Why LR/SC reservations are dropped when another hart
+// runs"), so an LR/SC retry loop under one-instruction quanta would never
+// succeed.
+func drawPlan(seed uint64, threads, insns int, lrsc bool) plan {
 	r := rand.New(rand.NewPCG(seed, 0x6c69746d7573)) // a local stream, not the global one
 	var p plan
 	c := emu.SchedConfig{
@@ -33,6 +42,9 @@ func drawPlan(seed uint64, threads, insns int) plan {
 		QuantumMax:   quantumMax[r.IntN(len(quantumMax))],
 		StallPercent: stallPercent[r.IntN(len(stallPercent))],
 		Seed:         r.Uint64(),
+	}
+	if lrsc {
+		c.QuantumMax = max(c.QuantumMax, lrscQuantumMin)
 	}
 	if r.IntN(4) == 0 {
 		// PCT: priorities with a few change points among the instructions
