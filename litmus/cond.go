@@ -311,8 +311,8 @@ func (c *condParser) unary(depth int) (*Prop, error) {
 		return nil, c.errf(eq, "after %s: expected \"=\", got %q", l, eq.text)
 	}
 	vt := c.take()
-	if vt.text == "" {
-		return nil, c.errf(vt, "after %s=: expected a value", l)
+	if vt.text == "" || !isWordByte(vt.text[0]) {
+		return nil, c.errf(vt, "after %s=: expected a value, got %q", l, vt.text)
 	}
 	v, addr, err := parseValue(vt.text)
 	if err != nil {
