@@ -104,6 +104,18 @@ func (r *Result) formatValue(i int, v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
+// stateString prints a state's values: "1:x5=1; x=2;".
+func (r *Result) stateString(s State) string {
+	var b strings.Builder
+	for i, l := range r.Locs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%s;", l, r.formatValue(i, s.Values[i]))
+	}
+	return b.String()
+}
+
 // Write prints the result in the style of litmus7:
 //
 //	Test MP Allowed
@@ -137,11 +149,7 @@ func (r *Result) Write(w io.Writer) error {
 		if s.Sat {
 			mark = "*>"
 		}
-		line := fmt.Sprintf("%-6d%s", s.Count, mark)
-		for i, l := range r.Locs {
-			line += fmt.Sprintf("%s=%s; ", l, r.formatValue(i, s.Values[i]))
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		fmt.Fprintf(&b, "%-6d%s%s\n", s.Count, mark, r.stateString(s))
 	}
 	if r.Validated() {
 		b.WriteString("Ok\n")
