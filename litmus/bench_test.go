@@ -4,7 +4,7 @@ import "testing"
 
 // BenchmarkLitmusRunMP measures runs of MP on one worker (one machine).
 func BenchmarkLitmusRunMP(b *testing.B) {
-	tt := loadTest(&testing.T{}, "MP")
+	tt := loadTest(b, "MP")
 	p, err := Layout(tt)
 	if err != nil {
 		b.Fatal(err)

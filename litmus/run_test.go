@@ -13,7 +13,7 @@ import (
 	"everett/emu"
 )
 
-func loadTest(t *testing.T, name string) *Test {
+func loadTest(t testing.TB, name string) *Test {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("../testdata/litmus", name+".litmus"))
 	if err != nil {
