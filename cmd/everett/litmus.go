@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"everett/emu"
+	"everett/litmus"
+)
+
+type litmusFlags struct {
+	model  string
+	runs   int
+	seed   uint64
+	jobs   int
+	check  bool
+	engine engineValue
+}
+
+// litmusSetModel puts a machine under a memory model other than sc (see
+// litmus.Options.SetModel). It stays nil until emu has an RVWMO mode:
+// --model rvwmo then fails with a one-line error.
+var litmusSetModel func(m *emu.Machine, model string) error
+
+func newLitmusCmd() *cobra.Command {
+	var f litmusFlags
+	cmd := &cobra.Command{
+		Use:   "litmus [--model sc|rvwmo] [--runs N] [--seed S] [--jobs J] [--check] FILE.litmus...",
+		Short: "Run memory-model litmus tests and print litmus7-style results",
+		Long: `Run litmus tests in the diy/herd format (RISCV header, initial state,
+one column of RISC-V assembly per thread, an exists/~exists/forall
+condition). Each test runs --runs times on a machine with one hart per
+thread; run i draws its schedule and thread delays from a seed derived from
+--seed and i, so the output is the same for any --jobs.
+
+For each test it prints the final states with their counts, whether the
+condition is validated, and "Observation NAME Never|Sometimes|Always P N".
+
+--model sc (the default) is the emulator's sequentially consistent memory;
+--model rvwmo needs an RVWMO mode the emulator does not have yet.
+
+With --check, a test's "Verdict=" metadata (Verdict=rvwmo:Allowed
+sc:Forbidden) is compared with what the runs saw under the chosen model:
+Forbidden fails if any run satisfies the condition, Allowed if none does,
+Required if some run does not.
+
+Exit codes: 0 when every test ran (and, with --check, agreed with its
+verdict); 1 when --check found a contradiction; 2 for bad input (a one-line
+error names the file and line).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return litmusMain(args, f, cmd.OutOrStdout(), os.Stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", litmus.ModelSC, "memory model: sc or rvwmo")
+	fl.IntVar(&f.runs, "runs", litmus.DefaultRuns, "runs per test")
+	fl.Uint64Var(&f.seed, "seed", 1, "root seed; run i uses a seed derived from it and i")
+	fl.IntVar(&f.jobs, "jobs", 0, "host goroutines (default: one per CPU); results do not depend on it")
+	fl.BoolVar(&f.check, "check", false, "exit 1 when a result contradicts the test's Verdict= for the model")
+	addEngineFlag(fl, &f.engine)
+	return cmd
+}
+
+func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
+	if f.runs < 1 || f.runs > 1e9 {
+		return usageErr("--runs %d: want 1 to 10^9", f.runs)
+	}
+	opt := litmus.Options{Model: f.model, SetModel: litmusSetModel, Runs: f.runs, Seed: f.seed, Jobs: f.jobs,
+		Engine: f.engine.e, SetEngine: true}
+	if err := opt.CheckModel(); err != nil {
+		return usageErr("%v", err)
+	}
+	// Read and parse everything first: bad input fails before any run.
+	var tests []*litmus.Test
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		t, err := litmus.Parse(name, src)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if _, err := litmus.Layout(t); err != nil {
+			return usageErr("%v", err)
+		}
+		tests = append(tests, t)
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	failed := 0
+	for i, t := range tests {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		r, err := litmus.Run(t, opt)
+		if err != nil {
+			w.Flush()
+			return &exitError{code: exitInternal, msg: err.Error()}
+		}
+		if err := r.Write(w); err != nil {
+			return err
+		}
+		if f.check {
+			if err := r.Check(); err != nil {
+				w.Flush()
+				fmt.Fprintf(stderr, "everett: %v\n", err)
+				failed++
+			}
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("litmus: %d of %d tests contradict their verdict under %s", failed, len(tests), f.model)}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLitmusCommand(t *testing.T) {
+	mp := filepath.Join("..", "..", "testdata", "litmus", "MP.litmus")
+	sb := filepath.Join("..", "..", "testdata", "litmus", "SB+fence.tsos.litmus")
+	runOut := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		root := newRoot()
+		root.SetArgs(args)
+		root.SetOut(&out)
+		code := 0
+		if err := root.Execute(); err != nil {
+			code = exitUsage
+			if ee, ok := err.(*exitError); ok {
+				code = ee.code
+			}
+			errb.WriteString(err.Error())
+		}
+		return out.String(), errb.String(), code
+	}
+	t.Run("prints litmus7-style results and exits 0 when the verdicts hold", func(t *testing.T) {
+		out, _, code := runOut("litmus", "--runs", "500", "--check", mp, sb)
+		if code != 0 || !strings.Contains(out, "Observation MP Never 0 500\n") || !strings.Contains(out, "Test SB+fence.tsos Allowed\n") {
+			t.Errorf("exit %d, output:\n%s", code, out)
+		}
+	})
+	t.Run("the same seed prints the same bytes whatever --jobs is", func(t *testing.T) {
+		a, _, _ := runOut("litmus", "--runs", "700", "--seed", "9", "--jobs", "1", mp)
+		b, _, _ := runOut("litmus", "--runs", "700", "--seed", "9", "--jobs", "2", mp)
+		if a != b || a == "" {
+			t.Errorf("outputs differ:\n%s\n---\n%s", a, b)
+		}
+	})
+	t.Run("rvwmo fails with one line until emu has it", func(t *testing.T) {
+		_, msg, code := runOut("litmus", "--model", "rvwmo", mp)
+		if code != exitUsage || !strings.Contains(msg, "rvwmo: not available in this build") || strings.Contains(msg, "\n") {
+			t.Errorf("exit %d: %q", code, msg)
+		}
+	})
+	t.Run("bad input gets a one-line error naming the line", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "bad.litmus")
+		os.WriteFile(bad, []byte("RISCV B\n{ 0:x6=x; }\n P0 ;\n lw x5,0(x66) ;\nexists (0:x5=1)\n"), 0o644)
+		_, msg, code := runOut("litmus", bad)
+		if code != exitUsage || !strings.HasPrefix(msg, bad+":4: ") || strings.Contains(msg, "\n") {
+			t.Errorf("exit %d: %q", code, msg)
+		}
+	})
+	t.Run("a contradicted verdict exits 1", func(t *testing.T) {
+		lie := filepath.Join(t.TempDir(), "lie.litmus")
+		src, _ := os.ReadFile(mp)
+		os.WriteFile(lie, bytes.Replace(src, []byte("sc:Forbidden"), []byte("sc:Allowed"), 1), 0o644)
+		_, msg, code := runOut("litmus", "--runs", "200", "--check", lie)
+		if code != 1 || !strings.Contains(msg, "contradict") {
+			t.Errorf("exit %d: %q", code, msg)
+		}
+	})
+}

@@ -1,0 +1,138 @@
+package litmus
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"everett/isa"
+)
+
+// The program a test becomes. RAM starts at RAMBase and holds, page by
+// page:
+//
+//	RAMBase + i*ThreadStride   thread i: MaxDelay nops (the delay sled),
+//	                           its column, and the epilogue
+//	                           (fence rw,rw; wfi; j back to the wfi)
+//	DataBase                   memory locations, one per 64-byte line
+//	                           (location k at DataBase + 64*k)
+//
+// A run enters thread i's sled MaxDelay-d instructions before the column,
+// so that the thread starts d instructions late. The epilogue's fence
+// orders everything the thread did before the hart waits; when every hart
+// waits, the run is over and the machine stops idle.
+const (
+	RAMBase  = 0x8000_0000
+	MaxDelay = 24 // longest delay a run draws, in instructions
+	lineSize = 64
+	pageSize = 4096
+)
+
+// Program is a test laid out for the machine.
+type Program struct {
+	Test      *Test
+	RAMBytes  uint64
+	Threads   []ThreadCode
+	DataBase  uint64
+	VarAddr   []uint64 // by index in Test.Vars
+	CodeInsns int      // instructions in all columns, without sleds and epilogues
+	LRSC      bool     // some thread has an LR (see drawPlan)
+}
+
+// ThreadCode is one thread's code and where it sits.
+type ThreadCode struct {
+	Base  uint64   // first instruction of the sled
+	Entry uint64   // first instruction of the column (after the sled)
+	Words []uint32 // sled, column, epilogue
+}
+
+// Layout assembles every thread of t and places code and data.
+func Layout(t *Test) (*Program, error) {
+	p := &Program{Test: t}
+	at := uint64(RAMBase)
+	for i := range t.Threads {
+		entry := at + 4*MaxDelay
+		col, err := Assemble(t, i, entry)
+		if err != nil {
+			return nil, err
+		}
+		p.CodeInsns += len(col)
+		for _, w := range col {
+			if op := isa.Decode(w).Op; op == isa.LR_W || op == isa.LR_D {
+				p.LRSC = true
+			}
+		}
+		var words []uint32
+		nop := mustEncode("nop", 0)
+		for range MaxDelay {
+			words = append(words, nop)
+		}
+		words = append(words, col...)
+		end := at + 4*uint64(len(words))
+		words = append(words, mustEncode("fence rw,rw", end), mustEncode("wfi", end+4))
+		words = append(words, mustEncode(fmt.Sprintf("j %x", end+4), end+8))
+		p.Threads = append(p.Threads, ThreadCode{Base: at, Entry: entry, Words: words})
+		at = alignUp(at+4*uint64(len(words)), pageSize)
+	}
+	p.DataBase = at
+	for k := range t.Vars {
+		p.VarAddr = append(p.VarAddr, at+uint64(k)*lineSize)
+	}
+	p.RAMBytes = alignUp(at+uint64(max(len(t.Vars), 1))*lineSize, pageSize) - RAMBase
+	return p, nil
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
+
+// mustEncode assembles an instruction the layout itself writes; failing is
+// a bug in this file.
+func mustEncode(text string, pc uint64) uint32 {
+	in, err := isa.Parse(text, pc)
+	if err != nil {
+		panic(fmt.Sprintf("litmus: layout instruction %q: %v", text, err))
+	}
+	w, err := isa.Encode(in)
+	if err != nil {
+		panic(fmt.Sprintf("litmus: layout instruction %q: %v", text, err))
+	}
+	return w
+}
+
+// addrOf returns the address of the memory location called name.
+func (p *Program) addrOf(name string) uint64 {
+	for k, v := range p.Test.Vars {
+		if v.Name == name {
+			return p.VarAddr[k]
+		}
+	}
+	panic("litmus: no location " + name) // Parse added every name it saw
+}
+
+// image returns the bytes of RAM before a run: code and initial memory.
+func (p *Program) image() []byte {
+	img := make([]byte, p.RAMBytes)
+	for _, th := range p.Threads {
+		off := th.Base - RAMBase
+		for i, w := range th.Words {
+			binary.LittleEndian.PutUint32(img[off+4*uint64(i):], w)
+		}
+	}
+	for k, v := range p.Test.Vars {
+		val := uint64(v.Init)
+		if v.AddrOf != "" {
+			val = p.addrOf(v.AddrOf)
+		}
+		off := p.VarAddr[k] - RAMBase
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], val)
+		copy(img[off:off+uint64(v.Type.Bytes)], b[:v.Type.Bytes])
+	}
+	return img
+}
+
+// regValue returns a register's initial value.
+func (p *Program) regValue(r RegInit) uint64 {
+	if r.AddrOf != "" {
+		return p.addrOf(r.AddrOf)
+	}
+	return uint64(r.Value)
+}

@@ -1,0 +1,258 @@
+package litmus
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"everett/emu"
+)
+
+// Models the runner knows by name.
+const (
+	ModelSC    = "sc"
+	ModelRVWMO = "rvwmo"
+)
+
+// ErrModel says a memory model is unknown or not available in this build.
+var ErrModel = errors.New("memory model")
+
+// DefaultRuns is how many runs a test gets unless told otherwise.
+const DefaultRuns = 100000
+
+// runInsnsMax bounds one run: a test that has not finished by then (an
+// endless loop, a trap to mtvec 0) is an error.
+const runInsnsMax = 200000
+
+// Options configure Run.
+type Options struct {
+	// Model is the memory model: "sc" (the default) or another name that
+	// SetModel accepts.
+	Model string
+	// SetModel puts a machine under a memory model other than sc. It is
+	// called once per machine, after the program is loaded and before the
+	// snapshot every run starts from, so the model's state must be part of
+	// emu snapshots. nil: only sc is available.
+	SetModel func(m *emu.Machine, model string) error
+	Runs     int    // runs per test (0: DefaultRuns)
+	Seed     uint64 // root seed; run i uses runSeed(Seed, i)
+	Jobs     int    // host goroutines (0: GOMAXPROCS); results do not depend on it
+	// Engine runs the harts (the zero value is emu's default for the host).
+	Engine emu.Engine
+	// SetEngine is true when Engine was chosen (the zero Engine is valid).
+	SetEngine bool
+}
+
+// CheckModel reports whether opt's model can run: ErrModel otherwise.
+func (opt *Options) CheckModel() error {
+	switch {
+	case opt.Model == "" || opt.Model == ModelSC:
+		return nil
+	case opt.SetModel == nil && opt.Model == ModelRVWMO:
+		return fmt.Errorf("%w %s: not available in this build (the emulator has no RVWMO mode yet)", ErrModel, opt.Model)
+	case opt.SetModel == nil:
+		return fmt.Errorf("%w %q: unknown (want sc or rvwmo)", ErrModel, opt.Model)
+	}
+	return nil
+}
+
+func (opt *Options) model() string {
+	if opt.Model == "" {
+		return ModelSC
+	}
+	return opt.Model
+}
+
+// Run runs test t opt.Runs times and returns what it saw. Run i is a
+// function of t and runSeed(opt.Seed, i): its schedule and thread delays
+// are drawn from that seed (drawPlan), and the machine starts from the same
+// snapshot every time. The histogram is the same whatever opt.Jobs is.
+func Run(t *Test, opt Options) (*Result, error) {
+	if err := opt.CheckModel(); err != nil {
+		return nil, err
+	}
+	prog, err := Layout(t)
+	if err != nil {
+		return nil, err
+	}
+	runs := opt.Runs
+	if runs <= 0 {
+		runs = DefaultRuns
+	}
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, max(runs/256, 1))
+	obs := observed(t)
+	type part struct {
+		hist map[string]int
+		err  error
+		at   int // run index of err
+	}
+	parts := make([]part, jobs)
+	var wg sync.WaitGroup
+	for j := range jobs {
+		lo, hi := runs*j/jobs, runs*(j+1)/jobs
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := newWorker(prog, obs, &opt)
+			if err != nil {
+				parts[j] = part{err: err, at: lo}
+				return
+			}
+			parts[j].hist = map[string]int{}
+			for i := lo; i < hi; i++ {
+				key, err := w.run(runSeed(opt.Seed, i))
+				if err != nil {
+					parts[j].err, parts[j].at = fmt.Errorf("%s: run %d (seed %#x): %w", t.Name, i, runSeed(opt.Seed, i), err), i
+					return
+				}
+				parts[j].hist[key]++
+			}
+		}()
+	}
+	wg.Wait()
+	res := &Result{Test: t, Model: opt.model(), Runs: runs, Seed: opt.Seed, Locs: obs}
+	hist := map[string]int{}
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, p.err // parts are in run order: the first failing run's error
+		}
+		for k, n := range p.hist {
+			hist[k] += n // a sum: the order of iteration does not matter
+		}
+	}
+	for k, n := range hist {
+		vals := make([]uint64, len(obs))
+		for i := range vals {
+			vals[i] = binary.LittleEndian.Uint64([]byte(k[8*i:]))
+		}
+		res.States = append(res.States, State{Values: vals, Count: n})
+	}
+	res.finish(prog)
+	return res, nil
+}
+
+// observed lists the locations a state records: the locations list, then
+// every location the condition names, each once, in order of mention.
+func observed(t *Test) []Loc {
+	var out []Loc
+	add := func(l Loc) {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	for _, l := range t.Locs {
+		add(l)
+	}
+	t.Cond.walk(func(a *Atom) { add(a.Loc) })
+	return out
+}
+
+// worker owns one machine and runs tests on it, one run after another.
+type worker struct {
+	p    *Program
+	obs  []Loc
+	m    *emu.Machine
+	snap *emu.Snapshot
+	key  []byte
+	buf  [8]byte
+}
+
+func newWorker(p *Program, obs []Loc, opt *Options) (*worker, error) {
+	t := p.Test
+	m, err := emu.New(emu.Config{RAMBase: RAMBase, RAMBytes: p.RAMBytes, Harts: len(t.Threads), Quantum: 1})
+	if err != nil {
+		return nil, fmt.Errorf("%s: build the machine: %w", t.Name, err)
+	}
+	if opt.SetEngine {
+		if err := m.SetEngine(opt.Engine); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.WritePhys(RAMBase, p.image()); err != nil {
+		return nil, fmt.Errorf("%s: load the program: %w", t.Name, err)
+	}
+	for _, r := range t.Regs {
+		m.Hart(r.Thread).SetX(r.Reg, p.regValue(r))
+	}
+	if opt.model() != ModelSC {
+		if err := opt.SetModel(m, opt.model()); err != nil {
+			return nil, fmt.Errorf("%w %s: %w", ErrModel, opt.model(), err)
+		}
+	}
+	return &worker{p: p, obs: obs, m: m, snap: m.Snapshot(), key: make([]byte, 8*len(obs))}, nil
+}
+
+// run performs one run from the snapshot under the plan seed draws, and
+// returns the final state as a histogram key: 8 bytes per observed
+// location, little-endian.
+func (w *worker) run(seed uint64) (string, error) {
+	m, p := w.m, w.p
+	if err := m.RestoreSnapshot(w.snap); err != nil {
+		return "", fmt.Errorf("restore: %w", err)
+	}
+	pl := drawPlan(seed, len(p.Threads), p.CodeInsns, p.LRSC)
+	if err := m.SetSchedule(pl.sched); err != nil {
+		return "", fmt.Errorf("schedule: %w", err)
+	}
+	for i, th := range p.Threads {
+		m.Hart(i).SetPC(th.Entry - 4*uint64(pl.delay[i]))
+	}
+	if r := m.Run(m.ICount() + runInsnsMax); r != emu.StopIdle {
+		return "", w.unfinished(r)
+	}
+	for i, l := range w.obs {
+		binary.LittleEndian.PutUint64(w.key[8*i:], w.value(l))
+	}
+	return string(w.key), nil
+}
+
+// value reads a location's final value, zero- or sign-extended as its type
+// says.
+func (w *worker) value(l Loc) uint64 {
+	if l.Thread >= 0 {
+		return extend(w.m.Hart(l.Thread).X(l.Reg), w.p.Test.regTypeOf(l.Thread, l.Reg))
+	}
+	v := w.p.Test.Var(l.Var)
+	b := w.buf[:v.Type.Bytes]
+	clear(w.buf[:])
+	if err := w.m.ReadPhys(w.p.addrOf(l.Var), b); err != nil {
+		panic(fmt.Sprintf("litmus: read %s: %v", l.Var, err)) // the layout put it in RAM
+	}
+	return extend(binary.LittleEndian.Uint64(w.buf[:]), v.Type)
+}
+
+// extend truncates v to t's width and extends it by t's signedness.
+func extend(v uint64, t Type) uint64 {
+	if t.Bytes >= 8 {
+		return v
+	}
+	s := uint(64 - 8*t.Bytes)
+	if t.Signed {
+		return uint64(int64(v<<s) >> s)
+	}
+	return v << s >> s
+}
+
+// unfinished explains a run that did not end with every hart waiting.
+func (w *worker) unfinished(r emu.StopReason) error {
+	for i, th := range w.p.Threads {
+		h := w.m.Hart(i)
+		if h.Waiting() {
+			continue
+		}
+		pc := h.PC()
+		end := th.Base + 4*uint64(len(th.Words))
+		if pc < th.Base || pc >= end {
+			return fmt.Errorf("P%d left its code (pc %#x; a trap goes to mtvec 0): %v", i, pc, r)
+		}
+		return fmt.Errorf("P%d did not finish within %d instructions (pc %#x): %v", i, runInsnsMax, pc, r)
+	}
+	return fmt.Errorf("the run stopped: %v", r)
+}
