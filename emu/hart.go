@@ -202,6 +202,8 @@ type Hart struct {
 	stallAt uint64 // local time at which the scheduler stalls the hart (0: never)
 	covPrev uint64 // coverage: hash of the previous block (not state)
 	waiting bool   // in WFI
+	// peekWalk: the PTE addresses of the last debugger translation (Peek).
+	peekWalk [4]uint64
 	halted  bool   // stopped by the machine (never started, or powered off)
 	trapped bool   // the op that ended the last block raised a trap
 	yield   bool   // the scheduler preempted the hart before an access (comm.go)

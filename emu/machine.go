@@ -51,6 +51,8 @@ const (
 	StopRequest             // the host asked the machine to stop (Stop)
 	StopTime                // the virtual-time bound of RunUntil was reached
 	StopBreak               // a hart is about to execute the breakpoint address
+	StopWatch               // a hart accessed watched memory (see Debug)
+	StopStep                // a hart used the instruction slot a Debug waited for
 )
 
 func (r StopReason) String() string {
@@ -71,6 +73,10 @@ func (r StopReason) String() string {
 		return "time bound"
 	case StopBreak:
 		return "breakpoint"
+	case StopWatch:
+		return "watchpoint"
+	case StopStep:
+		return "step"
 	}
 	return "running"
 }
@@ -108,10 +114,14 @@ type Machine struct {
 
 	sched sched
 
-	// Breakpoint (see SetBreakpoint).
+	// Breakpoint (see SetBreakpoint) and a debugger's stop conditions
+	// (debug.go). bpOn: either is set, so blocks are checked before they run.
 	bp       uint64
+	bpSet    bool
 	bpOn     bool
 	bpPassed bool
+	bpAt     uint64 // the instruction count bpPassed is for
+	dbg      *Debug
 
 	// Coverage (nil: off): see EnableCoverage.
 	coverage *Coverage
@@ -489,8 +499,9 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				h.yield = false
 				h.local = m.sliceEnd
 			}
-			if m.stopped && m.reason == StopBreak {
-				// Stopped before a breakpoint, inside this hart's turn.
+			if m.stopped && m.reason.Debugger() {
+				// Stopped for a breakpoint or a debugger, inside this
+				// hart's turn.
 				m.cur = nil
 				return m.reason
 			}
@@ -577,6 +588,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		if m.Tracer != nil {
 			budget = 1
 		}
+		if m.bpOn && m.debugStep(h) {
+			return
+		}
 		pc := h.pc
 		var b *block
 		if e := &h.c.jc[pc>>1&jcMask]; e.pc == pc && e.ctx == h.ctx && e.b.valid {
@@ -617,20 +631,10 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			used = 1
 		} else {
 			n := len(b.ops)
-			if m.bpOn && m.bp-pc < b.size {
-				// A breakpoint in this block: stop before it.
-				k := 0
-				for k < n && pc+uint64(b.ops[k].off) != m.bp {
-					k++
-				}
-				if k == 0 && !m.bpPassed {
-					m.bpPassed = true // Run again executes it
-					m.stop(StopBreak)
+			if m.bpOn {
+				var stop bool
+				if n, stop = m.debugBlock(h, b, pc, n); stop {
 					return
-				}
-				m.bpPassed = false
-				if k > 0 {
-					n = min(n, k)
 				}
 			}
 			if uint64(n) > budget {
@@ -646,6 +650,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		h.trapped = false
 		if h.mip&h.mie != 0 {
 			h.checkInterrupts()
+		}
+		if m.bpOn && m.debugAfter(h) {
+			return
 		}
 	}
 }
@@ -804,5 +811,6 @@ func (m *Machine) SkipTo(t uint64) {
 // hart's state is that before the instruction; calling Run again executes
 // it and goes on. Breakpoints observe the run without changing it.
 func (m *Machine) SetBreakpoint(pc uint64, on bool) {
-	m.bp, m.bpOn, m.bpPassed = pc, on, false
+	m.bp, m.bpSet, m.bpPassed = pc, on, false
+	m.bpOn = on || m.dbg != nil
 }

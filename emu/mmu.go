@@ -20,6 +20,7 @@ const (
 	accFetch access = iota
 	accLoad
 	accStore
+	accPeek // a debugger's read or write: no permission checks, no A/D updates
 )
 
 // PTE bits (§4.3.1).
@@ -81,6 +82,9 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 			return 0, accessFault(acc), false
 		}
 		pte := h.m.readPhys64(pteAddr)
+		if acc == accPeek {
+			h.peekWalk[levels-1-i] = pteAddr
+		}
 		if pte&pteV == 0 || (pte&pteR == 0 && pte&pteW != 0) || pte&pteReserved != 0 {
 			return 0, pageFault(acc), false
 		}
@@ -91,6 +95,10 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 			}
 			a = (pte >> 10 & (1<<44 - 1)) << pageShift
 			continue
+		}
+		if acc == accPeek {
+			off := va & (1<<(12+9*uint(i)) - 1)
+			return (pte>>10&(1<<44-1))<<pageShift&^(1<<(12+9*uint(i))-1) | off, 0, true
 		}
 		// Leaf: permissions (§4.3.2 step 5).
 		switch acc {
@@ -156,9 +164,16 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		h.raise(cause, va)
 		return 0, false
 	}
+	d := h.m.dbg
+	if d != nil && len(d.watches) > 0 {
+		d.access(h, va, size, false)
+	}
 	if h.ram.Contains(pa, uint64(size)) {
 		pn := (pa - h.ram.Base) >> pageShift
 		p := h.ram.readPage(pn)
+		if d != nil && d.watchedPage(va) {
+			return readLE(p[pa&pageMask:], size), true // watched: no TLB entry
+		}
 		if h.m.comm.on {
 			ok, private := h.m.commLoad(h, pa)
 			if !ok {
@@ -228,6 +243,9 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 		h.raise(cause, va)
 		return stTrap
 	}
+	if d := h.m.dbg; d != nil && len(d.watches) > 0 {
+		d.access(h, va, size, true)
+	}
 	if h.ram.Contains(pa, uint64(size)) {
 		return h.storeRAM(va, pa, size, v, true)
 	}
@@ -270,6 +288,9 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 		m.storeWatched(pa, size)
 		return stExit
 	}
+	if d := m.dbg; d != nil && d.watchedPage(va) {
+		return stExit // watched: no TLB entry, and the stop comes right after
+	}
 	if fill {
 		e := &h.stlb[va>>pageShift&tlbMask]
 		e.tag = va >> pageShift
@@ -307,6 +328,10 @@ func (h *Hart) translateAMO(va uint64, size int, acc access) (pa uint64, ok bool
 	if !h.ram.Contains(pa, uint64(size)) {
 		h.raise(accessFault(acc), va)
 		return 0, false
+	}
+	if d := h.m.dbg; d != nil && len(d.watches) > 0 {
+		// LR is seen as a load; SC and AMOs as stores.
+		d.access(h, va, size, acc == accStore)
 	}
 	if m := h.m; m.comm.on {
 		if ok, _ := m.commAccess(h, pa, acc == accStore); !ok {

@@ -73,6 +73,7 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 		return err
 	}
 	m.frozen = s.code // after RestoreState, which drops every cache
+	m.bpPassed = false
 	return nil
 }
 
@@ -151,6 +152,25 @@ func (s *Snapshot) ChangedPages(parent *Snapshot, fn func(p Page)) {
 			}
 		}
 	}
+}
+
+// SamePage reports whether the RAM page holding physical address pa is the
+// very same page in s and o (two snapshots of one machine's history): if it
+// is, nothing wrote it between them. A page outside RAM is never the same.
+func (s *Snapshot) SamePage(o *Snapshot, pa uint64) bool {
+	if s.Config.RAMBase != o.Config.RAMBase || pa < s.Config.RAMBase || pa-s.Config.RAMBase >= s.Config.RAMBytes {
+		return false
+	}
+	pn := (pa - s.Config.RAMBase) >> pageShift
+	return leafPage(s.leaves, pn) == leafPage(o.leaves, pn)
+}
+
+func leafPage(leaves []*leaf, pn uint64) *page {
+	li := pn >> leafShift
+	if li >= uint64(len(leaves)) || leaves[li] == nil {
+		return nil
+	}
+	return leaves[li].pages[pn&(1<<leafShift-1)]
 }
 
 // NewSnapshot assembles a snapshot from its parts (as read from a file):

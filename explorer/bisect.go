@@ -271,7 +271,7 @@ func (rp *replayer) checkpoint() *checkpoint {
 
 // restore resumes from a checkpoint (no reseeding: the same future).
 func (rp *replayer) restore(c *checkpoint) error {
-	u, err := restoreUniverse(rp.spec, c.snap, restoreOpts{suppress: rp.u.suppress})
+	u, err := restoreUniverse(rp.spec, c.snap, restoreOpts{suppress: rp.u.suppress, dbg: rp.u.dbg, dbgNode: rp.u.dbgNode})
 	if err != nil {
 		return err
 	}
@@ -283,6 +283,8 @@ func (rp *replayer) restore(c *checkpoint) error {
 // restoreOpts are the host-side settings of a restored universe.
 type restoreOpts struct {
 	suppress map[int]bool
+	dbg      *emu.Debug // attached to node dbgNode's machine
+	dbgNode  int
 	echo     func(int) interface{ Write([]byte) (int, error) }
 	seen     *Seen
 	maxSnaps int
@@ -296,6 +298,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		progressAt: s.progressAt, liveStart: s.liveStart,
 		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next,
 		suppress: o.suppress, echo: o.echo, seen: o.seen, maxSnaps: o.maxSnaps,
+		dbg: o.dbg, dbgNode: o.dbgNode,
 	}
 	u.setup()
 	u.sw = s.sw.clone(u)

@@ -86,8 +86,9 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 			if r == emu.StopLimit {
 				return // the instruction count was reached inside the window
 			}
-			if r == emu.StopBreak || u.breakHit {
+			if r.Debugger() || u.breakHit {
 				u.breakHit = true
+				u.breakReason = r
 				return
 			}
 			u.nodeStopped(n, r)

@@ -110,6 +110,12 @@ type Universe struct {
 	bpOn         bool
 	trapWatch    *trapWatch
 	trapHit      bool
+	breakReason  emu.StopReason // why the last breakHit stopped
+
+	// A debugger's stop conditions (timeline.go), attached to node dbgNode's
+	// machine whenever it is built.
+	dbg     *emu.Debug
+	dbgNode int
 
 	// Kept when the machines are released.
 	hash        uint64
@@ -237,6 +243,9 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 	// Communication events are tracked on every multi-hart node: they are
 	// preemption points and interleaving coverage (emu/comm.go).
 	b.TrackCommunication(true)
+	if u.dbg != nil && i == u.dbgNode {
+		b.SetDebug(u.dbg)
+	}
 	return nil
 }
 

@@ -75,6 +75,6 @@ run can be replayed exactly.`,
 	root.AddCommand(newRunCmd(), newExploreCmd(), newReplayCmd(), newBisectCmd(), newShrinkCmd())
 	root.AddCommand(newRestoreCmd(), newForkCmd(), newSnapshotCmd())
 	root.AddCommand(newSweepCmd(), newReportCmd())
-	root.AddCommand(newLitmusCmd())
+	root.AddCommand(newLitmusCmd(), newDebugCmd())
 	return root
 }
