@@ -204,9 +204,9 @@ type Hart struct {
 	waiting bool   // in WFI
 	// peekWalk: the PTE addresses of the last debugger translation (Peek).
 	peekWalk [4]uint64
-	halted  bool   // stopped by the machine (never started, or powered off)
-	trapped bool   // the op that ended the last block raised a trap
-	yield   bool   // the scheduler preempted the hart before an access (comm.go)
+	halted   bool // stopped by the machine (never started, or powered off)
+	trapped  bool // the op that ended the last block raised a trap
+	yield    bool // the scheduler preempted the hart before an access (comm.go)
 
 	// Engine caches: never saved, rebuilt on demand. c is allocated when
 	// the hart first runs (ensureCaches), so that building or restoring a
