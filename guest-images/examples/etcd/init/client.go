@@ -26,9 +26,12 @@ import (
 const (
 	numKeys   = 3
 	opTimeout = 2 * time.Second
-	formWait  = 60 * time.Second
-	watchWait = 30 * time.Second
-	hashWait  = 5 * time.Second
+	// statusTimeout bounds one Status call of waitForCluster: a member
+	// that answers does so in milliseconds.
+	statusTimeout = time.Second
+	formWait      = 60 * time.Second
+	watchWait     = 30 * time.Second
+	hashWait      = 5 * time.Second
 )
 
 // kind of operation.
@@ -124,26 +127,43 @@ func newClient(eps []string) (*clientv3.Client, error) {
 // waitForCluster waits until a majority of the members answer and report
 // the same leader (a restarted client's node may find a member cut off for
 // good), then reads what every key holds: the workload's starting state.
+// Every round asks all members at once, each for at most statusTimeout: a
+// member cut off or still starting costs a round that long, not a round
+// as long as all of them in turn (with opTimeout each, a round with one
+// member cut off and two starting took 6.2 s, and a cluster that had
+// elected its leader went unnoticed for longer than the liveness budget).
 func waitForCluster(cli *clientv3.Client, eps []string) ([]*record, bool) {
 	deadline := time.Now().Add(formWait)
 	for time.Now().Before(deadline) {
+		leaders := make([]uint64, len(eps))
+		var wg sync.WaitGroup
+		for i, ep := range eps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+				defer cancel()
+				if st, err := cli.Status(ctx, ep); err == nil {
+					leaders[i] = st.Leader
+				}
+			}()
+		}
+		wg.Wait()
 		votes := map[uint64]int{}
-		for _, ep := range eps {
-			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-			st, err := cli.Status(ctx, ep)
-			cancel()
-			if err == nil && st.Leader != 0 {
-				votes[st.Leader]++
+		for _, l := range leaders {
+			if l != 0 {
+				votes[l]++
 			}
 		}
-		for leader, n := range votes {
-			if 2*n > len(eps) {
+		for _, leader := range leaders {
+			if leader != 0 && 2*votes[leader] > len(eps) {
 				// The cluster is available: the client is making
 				// progress, even while its reads wait for a member.
 				everett.Progress(leader)
 				if initial, ok := readInitial(cli, deadline); ok {
 					return initial, true
 				}
+				break
 			}
 		}
 		time.Sleep(200 * time.Millisecond)
