@@ -18,6 +18,7 @@ want_file /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs picolibc-riscv64-
 want qemu-system-riscv64 qemu-system-misc
 want qemu-riscv64-static qemu-user-static
 want riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu
+want gdb-multiarch gdb-multiarch
 want chromium chromium
 want_file /usr/lib/python3/dist-packages/junitparser python3-junitparser
 want_file /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin opensbi

@@ -60,7 +60,7 @@ The server takes one gdb connection and exits when gdb detaches. It listens
 on the loopback interface unless --listen-any.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return debugMain(args, f, os.Stdout, os.Stderr)
+			return debugMain(args, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
