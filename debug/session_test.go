@@ -3,6 +3,7 @@ package debug
 import (
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"everett/debug/gdbstub"
@@ -278,11 +279,74 @@ func TestGotoReachesTheSameStateForwardAndBackward(t *testing.T) {
 	}
 }
 
-func itoa(v uint64) string { return string(appendUint(nil, v)) }
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
-func appendUint(b []byte, v uint64) []byte {
-	if v >= 10 {
-		b = appendUint(b, v/10)
+
+func TestTheDebuggersStopsDoNotChangeTheRun(t *testing.T) {
+	plain, prog := smpMachine(t, 97)
+	plain.Run(0)
+	m, _ := smpMachine(t, 97)
+	d := emu.NewDebug()
+	d.SetBreakpoints([]uint64{symbol(t, prog, "barrier"), symbol(t, prog, "barrier") + 8})
+	if err := d.SetWatchpoints([]emu.Watchpoint{
+		{Addr: symbol(t, prog, "lrsc_count"), Len: 8, Kind: emu.WatchLoad | emu.WatchStore},
+		{Addr: symbol(t, prog, "acks"), Len: 32, Kind: emu.WatchStore},
+	}); err != nil {
+		t.Fatal(err)
 	}
-	return append(b, byte('0'+v%10))
+	m.SetDebug(d)
+	stops := map[emu.StopReason]int{}
+	for i := 0; ; i++ {
+		if i%7 == 3 {
+			d.StepHart(i%4, m.Hart(i%4).Steps()+uint64(i%5)+1)
+		}
+		r := m.Run(0)
+		d.Hits()
+		if !r.Debugger() {
+			break
+		}
+		stops[r]++
+	}
+	if stops[emu.StopBreak] == 0 || stops[emu.StopWatch] == 0 || stops[emu.StopStep] == 0 {
+		t.Fatalf("stops %v: want breakpoints, watchpoints and steps", stops)
+	}
+	if m.ICount() != plain.ICount() || m.StateHash() != plain.StateHash() {
+		t.Fatalf("with %v stops: icount %d hash %016x; without: %d %016x", stops, m.ICount(), m.StateHash(), plain.ICount(), plain.StateHash())
+	}
+}
+
+func TestCtrlCStopsAContinueThatWouldNotStop(t *testing.T) {
+	m, _ := smpMachine(t, 97)
+	s := newSession(t, m, 1000)
+	s.Interrupt() // before Resume: kept for it
+	if st := resume(t, s, gdbstub.Resume{Thread: 2}); st.Kind != gdbstub.StopInterrupt || st.Thread != 2 {
+		t.Fatalf("stop %+v, want an interrupt of thread 2", st)
+	}
+	if st := resume(t, s, gdbstub.Resume{Thread: 1}); st.Kind != gdbstub.StopHistoryEnd {
+		t.Fatalf("after the interrupt, continue stopped with %+v; want the end", st)
+	}
+}
+
+func TestMonitorSnapshotWritesANewFileAndNeverOverwritesOne(t *testing.T) {
+	m, _ := smpMachine(t, 97)
+	var saved []string
+	s, err := NewSession(NewMachineRun(m, nil), Options{Save: func(path string, m *emu.Machine) error {
+		saved = append(saved, path)
+		return os.WriteFile(path, []byte("snapshot"), 0o644)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/here.evsnap"
+	if out, err := s.Monitor("snapshot " + path); err != nil || len(saved) != 1 {
+		t.Fatalf("monitor snapshot: %q %v", out, err)
+	}
+	if _, err := s.Monitor("snapshot " + path); err == nil || len(saved) != 1 {
+		t.Fatal("a second monitor snapshot to the same file overwrote it")
+	}
+	for _, bad := range []string{"goto", "goto x", "snapshot", "nosuch", "goto 1 2"} {
+		if _, err := s.Monitor(bad); err == nil {
+			t.Errorf("monitor %q: no error", bad)
+		}
+	}
 }
