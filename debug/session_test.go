@@ -281,7 +281,6 @@ func TestGotoReachesTheSameStateForwardAndBackward(t *testing.T) {
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
-
 func TestTheDebuggersStopsDoNotChangeTheRun(t *testing.T) {
 	plain, prog := smpMachine(t, 97)
 	plain.Run(0)
