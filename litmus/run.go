@@ -250,9 +250,9 @@ func (w *worker) unfinished(r emu.StopReason) error {
 		pc := h.PC()
 		end := th.Base + 4*uint64(len(th.Words))
 		if pc < th.Base || pc >= end {
-			return fmt.Errorf("P%d left its code (pc %#x; a trap goes to mtvec 0): %v", i, pc, r)
+			return fmt.Errorf("thread P%d left its code (pc %#x; a trap goes to mtvec 0): %v", i, pc, r)
 		}
-		return fmt.Errorf("P%d did not finish within %d instructions (pc %#x): %v", i, runInsnsMax, pc, r)
+		return fmt.Errorf("thread P%d did not finish within %d instructions (pc %#x): %v", i, runInsnsMax, pc, r)
 	}
 	return fmt.Errorf("the run stopped: %v", r)
 }
