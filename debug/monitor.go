@@ -49,7 +49,7 @@ func (s *Session) Monitor(cmd string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("monitor goto %q: want an instruction count", a)
 		}
-		end, err := s.goTo(n)
+		end, err := s.goTo(n, true)
 		if err != nil {
 			return "", err
 		}

@@ -75,8 +75,9 @@ func (s *Session) forward(limit, fine uint64, interruptible bool) outcome {
 }
 
 // goTo moves to position pos exactly, or to the end of the run if it comes
-// first (reported by end).
-func (s *Session) goTo(pos uint64) (end string, err error) {
+// first (reported by end). With fine, it leaves fine points on the way, for
+// the steps backward that are likely to follow.
+func (s *Session) goTo(pos uint64, fine bool) (end string, err error) {
 	cur := s.run.ICount()
 	i := s.find(pos+1) - 1 // the last point at or before pos
 	if i < 0 {
@@ -88,7 +89,11 @@ func (s *Session) goTo(pos uint64) (end string, err error) {
 		}
 	}
 	s.run.SetDebug(nil) // no stops on the way: the JIT may run
-	o := s.forward(pos, 0, false)
+	every := uint64(0)
+	if fine {
+		every = s.fine
+	}
+	o := s.forward(pos, every, false)
 	s.attach()
 	return o.end, nil
 }
@@ -153,7 +158,7 @@ func (s *Session) stopFor(o outcome, tid int) (gdbstub.Stop, bool, error) {
 			return gdbstub.Stop{}, false, nil
 		}
 		h := hits[0]
-		if _, err := s.goTo(h.Slot); err != nil {
+		if _, err := s.goTo(h.Slot, true); err != nil {
 			return gdbstub.Stop{}, false, err
 		}
 		kind, addr := s.watchStop(h)
@@ -271,6 +276,14 @@ type event struct {
 // reverseCont goes back to the last breakpoint or watchpoint stop before
 // the current position, on any hart.
 func (s *Session) reverseCont(tid int) (gdbstub.Stop, error) {
+	if len(s.bps) == 0 && len(s.watches) == 0 {
+		// Nothing can stop it: straight to the start.
+		if err := s.restore(s.pts[0]); err != nil {
+			return gdbstub.Stop{}, err
+		}
+		s.attach()
+		return gdbstub.Stop{Kind: gdbstub.StopHistoryBegin, Thread: tid}, nil
+	}
 	pos := s.run.ICount()
 	here := s.addPoint(false)
 	skip := s.skipper(tid, here)
@@ -294,7 +307,7 @@ func (s *Session) reverseCont(tid int) (gdbstub.Stop, error) {
 			return gdbstub.Stop{}, err
 		}
 		if interrupted {
-			if _, err := s.goTo(a.icount); err != nil {
+			if _, err := s.goTo(a.icount, false); err != nil {
 				return gdbstub.Stop{}, err
 			}
 			return gdbstub.Stop{Kind: gdbstub.StopInterrupt, Thread: tid}, nil
@@ -315,7 +328,7 @@ func (s *Session) scan(a *point, b uint64) ([]event, bool, error) {
 	s.attach()
 	var evs []event
 	for {
-		o := s.forward(b, s.fine, true)
+		o := s.forward(b, 0, true) // fine points only where it lands
 		switch {
 		case o.interrupted:
 			return nil, true, nil
@@ -342,7 +355,7 @@ func (s *Session) scan(a *point, b uint64) ([]event, bool, error) {
 
 // land goes to event e's position, as the stop itself would leave it.
 func (s *Session) land(e event) (gdbstub.Stop, error) {
-	if _, err := s.goTo(e.pos); err != nil {
+	if _, err := s.goTo(e.pos, true); err != nil {
 		return gdbstub.Stop{}, err
 	}
 	if e.kind == gdbstub.StopBreak || e.kind == gdbstub.StopHWBreak {

@@ -140,7 +140,19 @@ func forwardWrites(t *testing.T, addr uint64) []uint64 {
 }
 
 func TestReverseContinueFindsEveryWriteOfAWatchedAddressThatAForwardRunSees(t *testing.T) {
+	for _, e := range []emu.Engine{emu.EngineInterp, emu.EngineJIT} {
+		t.Run(e.String(), func(t *testing.T) { reverseContinueFindsEveryWrite(t, e) })
+	}
+}
+
+// reverseContinueFindsEveryWrite checks, under engine e (watchpoints alone
+// keep the JIT), the writes continue and reverse-continue stop at against
+// those an interpreted forward run sees.
+func reverseContinueFindsEveryWrite(t *testing.T, e emu.Engine) {
 	m, prog := smpMachine(t, 97)
+	if err := m.SetEngine(e); err != nil {
+		t.Skip(err)
+	}
 	addr := symbol(t, prog, "maxv")
 	want := forwardWrites(t, addr)
 	if len(want) < 4 {
@@ -204,6 +216,9 @@ func TestReverseContinueFindsEveryWriteOfAWatchedAddressThatAForwardRunSees(t *t
 	slices.Reverse(rev)
 	if !slices.Equal(rev, want) {
 		t.Fatalf("reverse-continue stopped before slots %v, a forward run wrote in %v", rev, want)
+	}
+	if e == emu.EngineJIT && m.JITStats().Insns == 0 {
+		t.Fatal("no instruction ran as host code: the test did not try the JIT with watchpoints")
 	}
 	if s.ICount() != 0 {
 		t.Fatalf("history begins at %d, want 0", s.ICount())

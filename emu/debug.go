@@ -14,11 +14,12 @@ import (
 // StopWatch or StopStep, and Run again continues exactly the run that did
 // not stop.
 //
-// Nothing of it is on the fast path. A machine with a Debug attached runs
-// under the interpreter (translated code has no exits for breakpoints), a
-// breakpoint costs one search per block, and a watched virtual page never
-// enters a soft TLB, so that every access to it takes the slow path, where
-// the watch is checked.
+// Nothing of it is on the fast path. With breakpoints or a step target the
+// machine runs under the interpreter (translated code has no exits for
+// them) and a breakpoint costs one search per block. A watched virtual page
+// never enters a soft TLB, so that every access to it takes the slow path,
+// where the watch is checked; translated code reaches that path through
+// its TLB misses, so watchpoints alone keep the JIT.
 
 // WatchKind says which accesses a watchpoint sees.
 type WatchKind uint8
@@ -80,8 +81,16 @@ func (m *Machine) SetDebug(d *Debug) {
 	if d != nil {
 		d.m = m
 	}
-	m.bpOn = m.bpSet || d != nil
+	m.debugBlocks()
 	m.debugChanged()
+}
+
+// debugBlocks says whether blocks must be checked before they run (bpOn):
+// for the bisection breakpoint, a debugger's breakpoints or its step
+// target.
+func (m *Machine) debugBlocks() {
+	d := m.dbg
+	m.bpOn = m.bpSet || d != nil && (len(d.breaks) > 0 || d.stepHart >= 0)
 }
 
 // Debug returns the attached Debug, or nil.
@@ -103,6 +112,9 @@ func (d *Debug) SetBreakpoints(pcs []uint64) {
 	d.breaks = slices.Clone(pcs)
 	slices.Sort(d.breaks)
 	d.breaks = slices.Compact(d.breaks)
+	if d.m != nil {
+		d.m.debugBlocks()
+	}
 }
 
 // Breakpoints returns the breakpoint addresses, sorted.
@@ -136,7 +148,12 @@ func (d *Debug) SetWatchpoints(ws []Watchpoint) error {
 // right before its slot number steps+1, in the state a breakpoint there
 // would stop it in. hart < 0 removes the step target; a stop removes it
 // too.
-func (d *Debug) StepHart(hart int, steps uint64) { d.stepHart, d.stepTo = hart, steps }
+func (d *Debug) StepHart(hart int, steps uint64) {
+	d.stepHart, d.stepTo = hart, steps
+	if d.m != nil {
+		d.m.debugBlocks()
+	}
+}
 
 // StopHart returns the hart that stopped the machine at a breakpoint or a
 // step, or -1.
@@ -235,6 +252,7 @@ func (m *Machine) debugStep(h *Hart) bool {
 	}
 	d.stepHart = -1
 	d.stopHart = h.ID
+	m.debugBlocks()
 	m.pass()
 	m.stop(StopStep)
 	return true

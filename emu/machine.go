@@ -621,6 +621,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				// Host code: it runs this block and the ones it chains to,
 				// and leaves what it cannot do to exec (jit.go).
 				m.runJIT(h, b, pc, budget)
+				if m.dbg != nil && m.debugAfter(h) {
+					return // a watched access (translated code reaches watched pages through exec)
+				}
 				continue
 			}
 		}
@@ -651,7 +654,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		if h.mip&h.mie != 0 {
 			h.checkInterrupts()
 		}
-		if m.bpOn && m.debugAfter(h) {
+		if m.dbg != nil && m.debugAfter(h) {
 			return
 		}
 	}
@@ -812,5 +815,5 @@ func (m *Machine) SkipTo(t uint64) {
 // it and goes on. Breakpoints observe the run without changing it.
 func (m *Machine) SetBreakpoint(pc uint64, on bool) {
 	m.bp, m.bpSet, m.bpPassed = pc, on, false
-	m.bpOn = on || m.dbg != nil
+	m.debugBlocks()
 }
