@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/everett
 GOFILES := $(shell find . -name '*.go' -not -path './build/*' 2>/dev/null)
 
-.PHONY: demo-etcd all build deps guest-images demo test check bench clean
+.PHONY: demo-etcd all build deps guest-images demo test check bench bench-debug clean
 
 all: build
 
@@ -48,6 +48,11 @@ bench: deps build guest-images
 	@scripts/bench-boot.sh
 	@scripts/bench-fork.sh
 	@scripts/bench-explore.sh
+
+# The reverse debugger on a 2.6e9-instruction Linux report (absolute wall
+# times: no peer goes backward through such a run).
+bench-debug: deps build guest-images
+	@scripts/bench-debug.sh
 
 clean:
 	rm -rf bin build
