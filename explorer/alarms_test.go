@@ -246,3 +246,25 @@ func TestAForkInTheLivenessPhaseDoesNotStartItAgain(t *testing.T) {
 		t.Fatalf("no progress 2 s into a 1 s liveness budget: %v", u.failure)
 	}
 }
+
+func TestTheLivenessPhaseStopsNetworkFaultsButTheReportKeepsThePlan(t *testing.T) {
+	u := calmUniverse(t, 3, 0)
+	u.spec.Oracles.Liveness = Duration(time.Second)
+	u.plan.Drop = 1 // every frame of the chaos phase is lost
+	frame := make([]byte, 64)
+	u.sw.forward(0, 1, frame, u.t)
+	if u.sw.Dropped != 1 {
+		t.Fatalf("chaos phase: %d frames dropped, want 1", u.sw.Dropped)
+	}
+	u.t = 2_000_000_000
+	u.faults = []faultEvent{{At: 2_000_000_000, Kind: "liveness", Seq: 1}}
+	u.applyFaults(2_000_000_001)
+	u.sw.forward(0, 1, frame, u.t) // nodes 0 and 1 form the healed quorum
+	if u.sw.Dropped != 1 {
+		t.Fatalf("liveness phase: %d frames dropped, want still 1", u.sw.Dropped)
+	}
+	u.failure = &Failure{Kind: "liveness"}
+	if r := newReport(u.spec, 1, 0, u); r.Plan.Drop != 1 {
+		t.Fatalf("the report's plan says drop %v, want the 1 the chaos phase ran with", r.Plan.Drop)
+	}
+}

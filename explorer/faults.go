@@ -206,7 +206,9 @@ func (u *Universe) restart(i int) {
 }
 
 // startLiveness ends the chaos phase: heal a quorum, make the other faults
-// permanent, and require progress within the liveness budget.
+// permanent, and require progress within the liveness budget. The plan
+// stays as drawn (the report shows it); its network faults stop because
+// the switch asks liveStart.
 func (u *Universe) startLiveness() {
 	u.liveStart = u.t
 	n := len(u.nodes)
@@ -220,7 +222,6 @@ func (u *Universe) startLiveness() {
 			}
 		}
 	}
-	u.plan.Drop, u.plan.Duplicate, u.plan.Reorder = 0, 0, 0
 	u.progressAt = u.t
 }
 

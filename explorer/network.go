@@ -112,11 +112,12 @@ func (s *Switch) forward(src, dst int, frame []byte, now uint64) {
 	plan := &u.plan
 	r := u.netRNG
 	copies := 1
-	if plan.Drop > 0 && chance(r, plan.Drop) && u.candidate("net", fmt.Sprintf("drop frame %d->%d", src, dst)) {
+	chaos := u.liveStart == 0 // the liveness phase loses, duplicates and delays nothing
+	if chaos && plan.Drop > 0 && chance(r, plan.Drop) && u.candidate("net", fmt.Sprintf("drop frame %d->%d", src, dst)) {
 		s.Dropped++
 		return
 	}
-	if plan.Duplicate > 0 && chance(r, plan.Duplicate) && u.candidate("net", fmt.Sprintf("duplicate frame %d->%d", src, dst)) {
+	if chaos && plan.Duplicate > 0 && chance(r, plan.Duplicate) && u.candidate("net", fmt.Sprintf("duplicate frame %d->%d", src, dst)) {
 		copies = 2
 	}
 	for c := 0; c < copies; c++ {
@@ -124,7 +125,7 @@ func (s *Switch) forward(src, dst int, frame []byte, now uint64) {
 		if span := plan.LatencyMax - plan.LatencyMin; span > 0 {
 			lat += r.Uint64() % (span + 1)
 		}
-		if plan.Reorder > 0 && chance(r, plan.Reorder) {
+		if chaos && plan.Reorder > 0 && chance(r, plan.Reorder) {
 			extra := r.Uint64() % (4*plan.LatencyMax + 1)
 			if u.candidate("net", fmt.Sprintf("delay frame %d->%d by %dns", src, dst, extra)) {
 				lat += extra

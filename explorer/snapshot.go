@@ -114,9 +114,6 @@ func (u *Universe) forkAt(f Fork) {
 	}
 	if f.Plan == PlanSeed {
 		u.plan = planOf(u.spec, f, u.plan)
-		if u.liveStart != 0 {
-			u.plan.Drop, u.plan.Duplicate, u.plan.Reorder = 0, 0, 0 // as startLiveness left it
-		}
 		u.skewClocks(f.Seed)
 	}
 	u.reseed(f.Seed)
