@@ -48,6 +48,7 @@ type jitArena struct {
 	heads  map[uint64]struct{} // jitHeadKey of every region translated
 	heat   map[uint64]uint32   // runs reported of heads not translated yet
 	enter  uintptr
+	cov    uintptr // the coverage stub
 	trans  uint64
 	bytes  uint64
 }
@@ -93,6 +94,15 @@ func (ar *jitArena) init() bool {
 		return false
 	}
 	ar.enter = ar.base + off
+	// The coverage stub every translation calls (covStub).
+	var c emitter
+	covStub(&c)
+	off, ok = ar.place(c.b)
+	if !ok {
+		ar.failed = true
+		return false
+	}
+	ar.cov = ar.base + off
 	ar.seal()
 	return true
 }

@@ -346,6 +346,9 @@ func (a *emitter) store32(m mem, src reg) { a.opMem(false, src, m, 0x89) }
 // jmpR: jmp src.
 func (a *emitter) jmpR(src reg) { a.opReg(false, 4, src, 0xff) }
 
+// callR calls the code at src (the arena's shared stubs).
+func (a *emitter) callR(src reg) { a.opReg(false, 2, src, 0xff) }
+
 // ret returns to the trampoline.
 func (a *emitter) ret() { a.byte1(0xc3) }
 

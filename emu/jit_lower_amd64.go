@@ -252,6 +252,14 @@ func (l *lowering) jumpTo(delta int64) {
 // for first touches is full, it leaves to the run loop before anything is
 // written. It uses rax, rcx and rdx only (the others may cache guest
 // registers).
+
+// coverage counts the edge into the block at rPC, as runSlice does, if the
+// machine collects coverage: a compare on the hot path, then, out of line,
+// a call of the arena's one coverage stub (covStub), which leaves ZF clear
+// when the block must leave at the boundary instead. One shared copy keeps
+// the instruction cache for the guest's code: inline, the count and its
+// bucket bookkeeping were most of a translation's bytes, and every block
+// ran its own copy.
 func (l *lowering) coverage() {
 	a := &l.a
 	skip := newLabel()
@@ -260,49 +268,67 @@ func (l *lowering) coverage() {
 	a.jcc(ccNE, body)
 	a.bind(skip)
 	l.cold = append(l.cold, func() {
-		// Out of line: with coverage off this is never reached, and
-		// with it on it is the same code either way.
 		a.bind(body)
-		commit := newLabel()
-		a.movRR(rax, rPC)
-		a.aluRM(aluSub, rax, at(rH, offJCovLo))
-		a.aluRM(aluCmp, rax, at(rH, offJCovSp))
-		a.jcc(ccAE, skip)
-		a.movRR(rax, rPC)
-		a.shiftRI(shiftShr, rax, 1)
-		a.movImm(rcx, 0x9e3779b1)
-		a.imulRR(rax, rcx) // cur
-		a.movRR(rdx, rax)
-		a.aluRM(aluXor, rdx, at(rH, offCovPrev))
-		a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
-		a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
-		a.shiftRI(shiftShr, rax, 1)
-		a.store64(at(rH, offJTmp), rax) // the next covPrev
-		a.aluRM(aluAdd, rdx, at(rH, offJCov))
-		a.loadU8(rax, at(rdx, 0))
-		a.aluRI(aluCmp, rax, 255)
-		a.jcc(ccE, commit)
-		a.lea(rcx, at(rax, 1))
-		bucket, store := newLabel(), newLabel()
-		a.testRR(rcx, rax)
-		a.jcc(ccE, bucket) // a power of two: a bucket's first count
-		a.aluRI(aluCmp, rcx, 3)
-		a.jcc(ccE, bucket)
-		a.bind(store)
-		a.store8(at(rdx, 0), rcx)
-		a.bind(commit)
-		a.load64(rax, at(rH, offJTmp))
-		a.store64(at(rH, offCovPrev), rax)
+		a.movImm(rax, int64(arena.cov))
+		a.callR(rax)
+		a.jcc(ccNE, l.exitB)
 		a.jmp(skip)
-		l.bucket(bucket, store)
 	})
 }
 
-// bucket records the count in rcx (a bucket's first count), of the slot at
-// rdx, then goes to store; it leaves at the boundary, with nothing written,
-// when there is no room for a first touch.
-func (l *lowering) bucket(bucket, store *label) {
-	a := &l.a
+// covStub emits the coverage stub: it counts the edge into the block at
+// rPC if rPC is in the covered range. A count that reaches a new bucket is
+// recorded as Coverage.bucketEdge would (see jitState); when the room for
+// first touches is full, it returns with ZF clear and nothing written, and
+// the caller leaves at the boundary. Otherwise it returns with ZF set. It
+// uses rax, rcx and rdx only (the others may cache guest registers) and
+// needs rH and rJC.
+func covStub(a *emitter) {
+	done, exit := newLabel(), newLabel()
+	commit := newLabel()
+	a.movRR(rax, rPC)
+	a.aluRM(aluSub, rax, at(rH, offJCovLo))
+	a.aluRM(aluCmp, rax, at(rH, offJCovSp))
+	a.jcc(ccAE, done)
+	a.movRR(rax, rPC)
+	a.shiftRI(shiftShr, rax, 1)
+	a.movImm(rcx, 0x9e3779b1)
+	a.imulRR(rax, rcx) // cur
+	a.movRR(rdx, rax)
+	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
+	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
+	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
+	a.shiftRI(shiftShr, rax, 1)
+	a.store64(at(rH, offJTmp), rax) // the next covPrev
+	a.aluRM(aluAdd, rdx, at(rH, offJCov))
+	a.loadU8(rax, at(rdx, 0))
+	a.aluRI(aluCmp, rax, 255)
+	a.jcc(ccE, commit)
+	a.lea(rcx, at(rax, 1))
+	bucket, store := newLabel(), newLabel()
+	a.testRR(rcx, rax)
+	a.jcc(ccE, bucket) // a power of two: a bucket's first count
+	a.aluRI(aluCmp, rcx, 3)
+	a.jcc(ccE, bucket)
+	a.bind(store)
+	a.store8(at(rdx, 0), rcx)
+	a.bind(commit)
+	a.load64(rax, at(rH, offJTmp))
+	a.store64(at(rH, offCovPrev), rax)
+	a.bind(done)
+	a.aluRR(aluXor, rax, rax) // ZF set: go on
+	a.ret()
+	a.bind(exit)
+	a.movImm(rax, 1)
+	a.testRR(rax, rax) // ZF clear: leave at the boundary
+	a.ret()
+	covBucket(a, bucket, store, exit)
+}
+
+// covBucket records the count in rcx (a bucket's first count), of the slot
+// at rdx, then goes to store; it goes to exit, with nothing written, when
+// there is no room for a first touch.
+func covBucket(a *emitter, bucket, store, exit *label) {
 	a.bind(bucket)
 	a.aluRI(aluCmp, rcx, 64)
 	a.jcc(ccE, store) // inside the 32-127 bucket
@@ -312,7 +338,7 @@ func (l *lowering) bucket(bucket, store *label) {
 	a.jcc(ccNE, touched)
 	a.load64(rcx, at(rH, offJNT))
 	a.aluRI(aluCmp, rcx, jitTouched)
-	a.jcc(ccAE, l.exitB)
+	a.jcc(ccAE, exit)
 	a.movRR(rax, rdx)
 	a.aluRM(aluSub, rax, at(rH, offJCov)) // the slot's index
 	a.store32(atIdx(rJC, rcx, 4, offCTouch), rax)

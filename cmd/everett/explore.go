@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type exploreFlags struct {
 	maxInsns    uint64
 	consoleDir  string
 	setup       string
+	cpuProf     string
 	engine      engineValue
 }
 
@@ -57,6 +59,8 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
+	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
+	_ = fl.MarkHidden("cpuprofile")
 	addEngineFlag(fl, &f.engine)
 	return cmd
 }
@@ -128,6 +132,17 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	spec.SetEngine(f.engine.e)
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
+	}
+	if f.cpuProf != "" {
+		pf, err := os.Create(f.cpuProf)
+		if err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return usageErr("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir}
 	if f.consoleDir != "" {
