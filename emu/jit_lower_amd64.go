@@ -29,6 +29,7 @@ const (
 	offCtx     = int32(unsafe.Offsetof(Hart{}.ctx))
 	offF       = int32(unsafe.Offsetof(Hart{}.f))
 	offMstatus = int32(unsafe.Offsetof(Hart{}.mstatus))
+	offPriv    = int32(unsafe.Offsetof(Hart{}.priv))
 	offFrm     = int32(unsafe.Offsetof(Hart{}.frm))
 	offJMXCSR  = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
 	offJMXIn   = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
@@ -107,6 +108,10 @@ func jitOp(o *op) bool {
 		return o.rm == isa.RNE || o.rm == isa.DYN
 	case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
 		return cpu.X86.HasFMA && (o.rm == isa.RNE || o.rm == isa.DYN)
+	case isa.CSRRS, isa.CSRRC:
+		return o.csr == isa.CSRSstatus
+	case isa.CSRRSI, isa.CSRRCI:
+		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE)
 	}
 	return false
 }
@@ -553,7 +558,8 @@ var (
 // but write integer register rd: then a write to x0 is no op at all.
 func onlyWritesX(k isa.Op) bool {
 	switch k {
-	case isa.JAL, isa.JALR, isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
+	case isa.JAL, isa.JALR, isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD,
+		isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
 		return false
 	}
 	return writesX(k) && !isFP(k) && !isAMO(k)
@@ -727,6 +733,8 @@ func (l *lowering) op(o *op, i int) bool {
 		l.amo(o, i)
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
+	case isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
+		l.sstatus(o, i)
 	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
 		isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D,
 		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
@@ -867,6 +875,59 @@ func (l *lowering) store(o *op, k int) {
 	case 8:
 		a.store64(m, rcx)
 	}
+}
+
+// sstatus lowers the sstatus accesses a kernel makes all the time: reads,
+// and the sets and clears of SIE that disable and enable interrupts
+// (csrrci/csrrsi with 2, csrrs/csrrc with a register that holds no other
+// bit). Everything else about sstatus leaves to the interpreter before the
+// op, as do U-mode accesses (which trap). Setting SIE needs no interrupt
+// check here: translated code runs only while no interrupt is pending
+// and enabled in mie (runSlice's condition), and nothing it does changes
+// mip or mie. Only SIE changes, so setMstatus's flushes do not apply.
+func (l *lowering) sstatus(o *op, k int) {
+	a := &l.a
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	a.cmpMI8(at(rH, offPriv), PrivS)
+	a.jcc(ccB, ms.l)
+	write := o.rm != 0
+	reg := o.kind == isa.CSRRS || o.kind == isa.CSRRC
+	if write && reg {
+		l.getX(rcx, o.rs1)
+		a.movRR(rdx, rcx)
+		a.aluRI(aluAnd, rdx, ^int32(mstatusSIE))
+		a.jcc(ccNE, ms.l) // a bit other than SIE
+	}
+	// readMstatus() & sstatusReadable: SD only when FS is dirty.
+	a.load64(rax, at(rH, offMstatus))
+	a.movImm(rdx, int64(mstatusXLFixed))
+	a.aluRR(aluOr, rax, rdx)
+	a.movImm(rdx, int64(sstatusReadable&^mstatusSD))
+	a.aluRR(aluAnd, rax, rdx)
+	a.movRR(rdx, rax)
+	a.aluRI(aluAnd, rdx, mstatusFS)
+	a.aluRI(aluCmp, rdx, mstatusFS)
+	noSD := newLabel()
+	a.jcc(ccNE, noSD)
+	a.movImm(rdx, -1<<63)
+	a.aluRR(aluOr, rax, rdx)
+	a.bind(noSD)
+	if write {
+		set := o.kind == isa.CSRRS || o.kind == isa.CSRRSI
+		if !reg {
+			a.movImm(rcx, mstatusSIE)
+		}
+		a.load64(rdx, at(rH, offMstatus))
+		if set {
+			a.aluRR(aluOr, rdx, rcx)
+		} else {
+			a.aluRR(aluOr, rdx, rcx)
+			a.aluRR(aluXor, rdx, rcx)
+		}
+		a.store64(at(rH, offMstatus), rdx)
+	}
+	l.setX(o.rd, rax)
 }
 
 // isAMO reports whether k is an LR, an SC or an AMO.

@@ -310,3 +310,51 @@ func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
 		}
 	}
 }
+
+// sstatusProgram toggles sstatus.SIE the ways a kernel does (csrci and
+// csrsi with 2, csrrs and csrrc with a register holding SIE or 0, reads),
+// and sets SUM, which the JIT leaves to the interpreter, in a loop.
+var sstatusProgram = []string{
+	"addi s1,zero,2", // 80000000
+	"addi s2,zero,0",
+	"lui s3,0x40", // SUM
+	"csrrsi a0,sstatus,2",
+	"add a1,a1,a0", // 80000010
+	"csrrci a0,sstatus,2",
+	"add a1,a1,a0",
+	"csrrs a2,sstatus,s1",
+	"csrrc a3,sstatus,s1", // 80000020
+	"csrrs a4,sstatus,s2",
+	"csrrs a5,sstatus,zero",
+	"csrrc a6,sstatus,s3",
+	"csrrs a7,sstatus,s3", // 80000030
+	"csrrsi zero,sstatus,2",
+	"csrrci t0,sstatus,0",
+	"add a1,a1,t0",
+	"add a1,a1,a2", // 80000040
+	"csrrci zero,sstatus,2", // rd = x0: the write still happens
+	"csrrs t1,sstatus,zero",
+	"add a1,a1,t1",
+	"j 80000000", // 80000050
+}
+
+func TestTheEnginesAgreeOnSstatus(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	for _, priv := range []uint8{PrivM, PrivS} {
+		build := programBuild(t, sstatusProgram, 1, 100, func(m *Machine) {
+			m.harts[0].priv = priv
+		})
+		r, d, err := CompareEngines(build, 499, 40_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			t.Fatalf("priv %d: %v", priv, d)
+		}
+		if r != StopLimit {
+			t.Fatalf("stopped with %v, want the limit", r)
+		}
+	}
+}
