@@ -331,7 +331,7 @@ var sstatusProgram = []string{
 	"csrrsi zero,sstatus,2",
 	"csrrci t0,sstatus,0",
 	"add a1,a1,t0",
-	"add a1,a1,a2", // 80000040
+	"add a1,a1,a2",          // 80000040
 	"csrrci zero,sstatus,2", // rd = x0: the write still happens
 	"csrrs t1,sstatus,zero",
 	"add a1,a1,t1",
