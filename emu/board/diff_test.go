@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,10 +37,23 @@ func runQEMU(t testing.TB, elfPath string, harts int) qemuRun {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, qemuSystem, "-nographic", "-M", "spike", "-m", "256M",
 		"-smp", strconv.Itoa(harts), "-bios", "none", "-kernel", elfPath)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
+	// The console goes to a file, not a pipe: QEMU's HTIF console drops
+	// the characters a full pipe refuses (seen on a loaded CI host, as
+	// fields of fp's output missing digits), and a file never refuses.
+	console, err := os.Create(filepath.Join(t.TempDir(), "qemu-console"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout = console
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err = cmd.Run()
+	out, rerr := os.ReadFile(console.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	stdout := bytes.NewBuffer(out)
 	if ctx.Err() != nil {
 		t.Fatalf("QEMU timed out after %v; output:\n%s", qemuTimeout, tail(stdout.String()))
 	}
