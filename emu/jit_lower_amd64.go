@@ -30,6 +30,8 @@ const (
 	offF       = int32(unsafe.Offsetof(Hart{}.f))
 	offMstatus = int32(unsafe.Offsetof(Hart{}.mstatus))
 	offPriv    = int32(unsafe.Offsetof(Hart{}.priv))
+	offMip     = int32(unsafe.Offsetof(Hart{}.mip))
+	offMie     = int32(unsafe.Offsetof(Hart{}.mie))
 	offFrm     = int32(unsafe.Offsetof(Hart{}.frm))
 	offJMXCSR  = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
 	offJMXIn   = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
@@ -250,13 +252,6 @@ func (l *lowering) jumpTo(delta int64) {
 	}
 	l.chain()
 }
-
-// coverage counts the edge into this block as runSlice does, when the
-// machine collects coverage. A count that reaches a new bucket is recorded
-// as Coverage.bucketEdge would (see jitState), out of line; when the room
-// for first touches is full, it leaves to the run loop before anything is
-// written. It uses rax, rcx and rdx only (the others may cache guest
-// registers).
 
 // coverage counts the edge into the block at rPC, as runSlice does, if the
 // machine collects coverage: a compare on the hot path, then, out of line,
@@ -881,10 +876,12 @@ func (l *lowering) store(o *op, k int) {
 // and the sets and clears of SIE that disable and enable interrupts
 // (csrrci/csrrsi with 2, csrrs/csrrc with a register that holds no other
 // bit). Everything else about sstatus leaves to the interpreter before the
-// op, as do U-mode accesses (which trap). Setting SIE needs no interrupt
-// check here: translated code runs only while no interrupt is pending
-// and enabled in mie (runSlice's condition), and nothing it does changes
-// mip or mie. Only SIE changes, so setMstatus's flushes do not apply.
+// op, as do U-mode accesses (which trap). Translated code runs only while
+// no interrupt can be taken (runSlice's condition, Hart.interruptible),
+// and only an SIE set can change that: after one, if any interrupt is
+// pending and enabled in mie, the code leaves at the boundary after the
+// op, where the run loop takes it as the interpreter would after the
+// op's block. Only SIE changes, so setMstatus's flushes do not apply.
 func (l *lowering) sstatus(o *op, k int) {
 	a := &l.a
 	ms := miss{l: newLabel(), k: k}
@@ -928,6 +925,20 @@ func (l *lowering) sstatus(o *op, k int) {
 		a.store64(at(rH, offMstatus), rdx)
 	}
 	l.setX(o.rd, rax)
+	if write && (o.kind == isa.CSRRS || o.kind == isa.CSRRSI) {
+		// The op is its block's last (CSR ops end blocks): the boundary
+		// after it is the next block's.
+		wake := newLabel()
+		a.load64(rdx, at(rH, offMip))
+		a.aluRM(aluAnd, rdx, at(rH, offMie))
+		a.jcc(ccNE, wake)
+		next := int64(o.off) + int64(o.len)
+		l.cold = append(l.cold, func() {
+			a.bind(wake)
+			a.aluRI(aluAdd, rPC, int32(next))
+			a.jmp(l.exitB)
+		})
+	}
 }
 
 // isAMO reports whether k is an LR, an SC or an AMO.

@@ -358,3 +358,56 @@ func TestTheEnginesAgreeOnSstatus(t *testing.T) {
 		}
 	}
 }
+
+// wakeProgram runs in S-mode with a supervisor software interrupt pending
+// but masked (SIE clear), so translated code runs; csrsi sstatus then
+// unmasks it, and it must be taken right after that op, as in exec.
+var wakeProgram = []string{
+	"addi s1,zero,0",        // 80000000
+	"csrrsi zero,sip,2",     // 80000004: SSIP pending, SIE clear
+	"addi s1,s1,1",          // 80000008
+	"addi s1,s1,1",          // 8000000c
+	"csrrsi zero,sstatus,2", // 80000010: taken right after this
+	"addi s2,s2,1",          // 80000014
+	"csrrci zero,sstatus,2", // 80000018
+	"j 80000004",            // 8000001c
+	"addi s3,s3,1",          // 80000020: the handler counts, clears SSIP
+	"csrrci zero,sip,2",     // 80000024
+	"sret",                  // 80000028
+}
+
+func TestTheEnginesTakeAnInterruptUnmaskedInTranslatedCode(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	build := programBuild(t, wakeProgram, 1, 100, func(m *Machine) {
+		h := m.harts[0]
+		h.priv = PrivS
+		h.stvec = DefaultRAMBase + 0x20
+		h.mideleg = MipSSIP
+		h.mie = MipSSIP
+	})
+	r, d, err := CompareEngines(build, 499, 40_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != nil {
+		t.Fatal(d)
+	}
+	if r != StopLimit {
+		t.Fatalf("stopped with %v, want the limit", r)
+	}
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetEngine(EngineJIT)
+	m.Run(40_000)
+	h := m.harts[0]
+	if taken, passes := h.x[19], h.x[18]; taken == 0 || taken != passes {
+		t.Fatalf("%d interrupts taken in %d passes, want one per pass", taken, passes)
+	}
+	if m.JITStats().Insns == 0 {
+		t.Fatal("nothing ran as host code")
+	}
+}

@@ -617,7 +617,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			if b.jitGo == 0 && !b.noJIT {
 				m.jitPrepare(b)
 			}
-			if b.jitGo != 0 && uint64(len(b.ops)) <= budget && h.mip&h.mie == 0 {
+			if b.jitGo != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
 				// Host code: it runs this block and the ones it chains to,
 				// and leaves what it cannot do to exec (jit.go).
 				m.runJIT(h, b, pc, budget)

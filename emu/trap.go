@@ -77,6 +77,21 @@ var interruptOrder = [...]uint64{IntMEI, IntMSI, IntMTI, IntSEI, IntSSI, IntSTI}
 // pendingMIP returns mip as a CSR read sees it.
 func (h *Hart) pendingMIP() uint64 { return h.mip }
 
+// interruptible reports whether checkInterrupts would take an interrupt
+// now. Translated code runs only while it would not (an interrupt pending
+// and enabled in mie but masked, in a handler or with SIE clear, is
+// common): nothing it does changes that but an SIE set, after which it
+// checks mip and mie.
+func (h *Hart) interruptible() bool {
+	pend := h.pendingMIP() & h.mie
+	if pend == 0 {
+		return false
+	}
+	mEnabled := h.priv < PrivM || h.mstatus&mstatusMIE != 0
+	sEnabled := h.priv < PrivS || (h.priv == PrivS && h.mstatus&mstatusSIE != 0)
+	return pend&^h.mideleg != 0 && mEnabled || pend&h.mideleg != 0 && sEnabled
+}
+
 // checkInterrupts takes the highest-priority interrupt that is pending,
 // enabled, and not masked by the current privilege level (§3.1.9). It
 // reports whether one was taken.
