@@ -76,13 +76,28 @@ trap 'rm -rf "$tmp"' EXIT
 src="$here"
 if [ "$ETCD_VERSION" != "$pinned" ]; then
 	log "moving the module to etcd $ETCD_VERSION"
-	cp -r "$here/go.mod" "$here/go.sum" "$here/etcd" "$here/init" "$tmp/src/"
-	# The copy's replace must still reach the everett module.
-	(cd "$tmp/src" &&
-		"$GO" mod edit -replace "everett=$root" \
-			-require "go.etcd.io/etcd/server/v3@$ETCD_VERSION" \
-			-require "go.etcd.io/etcd/client/v3@$ETCD_VERSION" &&
-		GOFLAGS=-mod=mod "$GO" mod tidy)
+	cp -r "$here/etcd" "$here/init" "$tmp/src/"
+	# A go.mod of the direct requirements only: go.mod's indirect ones are
+	# the pinned release's (its api/v3, grpc and the rest), and a module
+	# graph keeps the highest version anyone asks for, so an older release
+	# would build against newer etcd modules than its own. tidy fills in
+	# what the release asks for. The replace must still reach everett.
+	porcupine=$(sed -n 's/^[[:space:]]*github.com\/anishathalye\/porcupine \(v[0-9.]*\).*/\1/p' "$here/go.mod")
+	cat >"$tmp/src/go.mod" <<EOF
+module everett/guest-images/examples/etcd
+
+go $("$GO" env GOVERSION | sed 's/^go//')
+
+require (
+	everett v0.0.0
+	github.com/anishathalye/porcupine $porcupine
+	go.etcd.io/etcd/client/v3 $ETCD_VERSION
+	go.etcd.io/etcd/server/v3 $ETCD_VERSION
+)
+
+replace everett => $root
+EOF
+	(cd "$tmp/src" && GOFLAGS=-mod=mod "$GO" mod tidy)
 	src="$tmp/src"
 fi
 
