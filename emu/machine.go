@@ -24,6 +24,9 @@ type Config struct {
 	// the default 100 and a 10 MHz timebase, a hart runs 1e9 instructions
 	// per virtual second.
 	InsnsPerTick uint64
+	// MemoryModel is the memory consistency model (wmo.go): ModelSC, the
+	// default, or ModelRVWMO.
+	MemoryModel MemoryModel
 }
 
 // Limits and defaults.
@@ -134,6 +137,9 @@ type Machine struct {
 	// Communication tracking (off unless TrackCommunication): see comm.go.
 	comm comm
 
+	// The rvwmo memory model (wmo.go); nil under sc.
+	wmo *machineWMO
+
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
 	Hypercall func(h *Hart)
@@ -200,6 +206,9 @@ func New(cfg Config) (*Machine, error) {
 		m.harts = append(m.harts, newHart(m, i))
 	}
 	m.scratch.ops = make([]op, 1)
+	if err := m.SetMemoryModel(cfg.MemoryModel); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -644,7 +653,11 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				n = int(budget)
 			}
 			raw = b.ops[0].raw
-			used = h.exec(b, pc, 0, n)
+			if m.wmo == nil {
+				used = h.exec(b, pc, 0, n)
+			} else {
+				used = h.execWMO(b, pc, n)
+			}
 		}
 		m.account(h, used)
 		if m.Tracer != nil && used > 0 {

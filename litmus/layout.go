@@ -12,17 +12,22 @@ import (
 //
 //	RAMBase + i*ThreadStride   thread i: MaxDelay nops (the delay sled),
 //	                           its column, and the epilogue
-//	                           (fence rw,rw; wfi; j back to the wfi)
+//	                           (TailNops nops; fence rw,rw; wfi; j back
+//	                           to the wfi)
 //	DataBase                   memory locations, one per 64-byte line
 //	                           (location k at DataBase + 64*k)
 //
 // A run enters thread i's sled MaxDelay-d instructions before the column,
 // so that the thread starts d instructions late. The epilogue's fence
 // orders everything the thread did before the hart waits; when every hart
-// waits, the run is over and the machine stops idle.
+// waits, the run is over and the machine stops idle. The nops before the
+// fence give a weak memory model (emu's rvwmo) instructions in which the
+// thread's buffered stores and deferred loads complete one by one while
+// other threads run, instead of all at once at the fence.
 const (
 	RAMBase  = 0x8000_0000
 	MaxDelay = 24 // longest delay a run draws, in instructions
+	TailNops = 16 // nops between a column and its epilogue's fence
 	lineSize = 64
 	pageSize = 4096
 )
@@ -67,6 +72,9 @@ func Layout(t *Test) (*Program, error) {
 			words = append(words, nop)
 		}
 		words = append(words, col...)
+		for range TailNops {
+			words = append(words, nop)
+		}
 		end := at + 4*uint64(len(words))
 		words = append(words, mustEncode("fence rw,rw", end), mustEncode("wfi", end+4))
 		words = append(words, mustEncode(fmt.Sprintf("j %x", end+4), end+8))

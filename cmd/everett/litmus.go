@@ -22,9 +22,14 @@ type litmusFlags struct {
 }
 
 // litmusSetModel puts a machine under a memory model other than sc (see
-// litmus.Options.SetModel). It stays nil until emu has an RVWMO mode:
-// --model rvwmo then fails with a one-line error.
-var litmusSetModel func(m *emu.Machine, model string) error
+// litmus.Options.SetModel): emu's rvwmo mode.
+func litmusSetModel(m *emu.Machine, model string) error {
+	mm, err := emu.ParseMemoryModel(model)
+	if err != nil {
+		return err
+	}
+	return m.SetMemoryModel(mm)
+}
 
 func newLitmusCmd() *cobra.Command {
 	var f litmusFlags
@@ -41,7 +46,8 @@ For each test it prints the final states with their counts, whether the
 condition is validated, and "Observation NAME Never|Sometimes|Always P N".
 
 --model sc (the default) is the emulator's sequentially consistent memory;
---model rvwmo needs an RVWMO mode the emulator does not have yet.
+--model rvwmo runs the harts with store buffers and deferred loads, drawn
+from each run's seed (a sound subset of what RVWMO allows; see README).
 
 With --check, a test's "Verdict=" metadata (Verdict=rvwmo:Allowed
 sc:Forbidden) is compared with what the runs saw under the chosen model:
