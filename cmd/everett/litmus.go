@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"everett/emu"
 	"everett/litmus"
 )
 
@@ -23,13 +22,7 @@ type litmusFlags struct {
 
 // litmusSetModel puts a machine under a memory model other than sc (see
 // litmus.Options.SetModel): emu's rvwmo mode.
-func litmusSetModel(m *emu.Machine, model string) error {
-	mm, err := emu.ParseMemoryModel(model)
-	if err != nil {
-		return err
-	}
-	return m.SetMemoryModel(mm)
-}
+var litmusSetModel = litmus.EmuModel
 
 func newLitmusCmd() *cobra.Command {
 	var f litmusFlags
