@@ -179,6 +179,7 @@ type Machine struct {
 
 	// Engine (engine.go): a host setting, never saved or hashed.
 	engine   Engine
+	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
 	jitStats JITStats
 	jitEager bool // translate blocks on their second run (CompareEngines)
 }
@@ -200,7 +201,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine, asked: DefaultEngine}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))

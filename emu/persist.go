@@ -433,6 +433,7 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 			h.w = nil
 		}
 		m.cfg.MemoryModel = ModelSC
+		m.engine = m.asked
 	}
 	m.cur = nil
 	m.FlushCaches()

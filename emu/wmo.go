@@ -150,6 +150,7 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 		for _, h := range m.harts {
 			h.w = nil
 		}
+		m.engine = m.asked
 	case ModelRVWMO:
 		if m.wmo == nil {
 			m.wmo = &machineWMO{}
