@@ -50,6 +50,17 @@ type Spec struct {
 // LoadSpec, ParseSpec, ELFSpec and LoadReport start with emu.DefaultEngine.
 func (s *Spec) SetEngine(e emu.Engine) { s.engine = e }
 
+// SetMemoryModel sets the spec's memory_model (sc, rvwmo or swarm), as
+// the spec file would.
+func (s *Spec) SetMemoryModel(model string) error {
+	switch model {
+	case "", "sc", "rvwmo", "swarm":
+		s.MemoryModel = model
+		return nil
+	}
+	return specErr("memory_model", "%q (want sc, rvwmo or swarm)", model)
+}
+
 // Engine returns the engine set by SetEngine.
 func (s *Spec) Engine() emu.Engine { return s.engine }
 
@@ -453,10 +464,8 @@ func (s *Spec) validateSettings() error {
 	default:
 		return specErr("faults.schedule", "%q (want fixed, random, pct or swarm)", s.Faults.Schedule)
 	}
-	switch s.MemoryModel {
-	case "", "sc", "rvwmo", "swarm":
-	default:
-		return specErr("memory_model", "%q (want sc, rvwmo or swarm)", s.MemoryModel)
+	if err := s.SetMemoryModel(s.MemoryModel); err != nil {
+		return err
 	}
 	if len(s.Oracles.Console) > MaxConsoleRules {
 		return specErr("oracles.console", "%d patterns exceed the limit of %d", len(s.Oracles.Console), MaxConsoleRules)

@@ -26,6 +26,7 @@ type exploreFlags struct {
 	maxInsns    uint64
 	consoleDir  string
 	setup       string
+	memModel    string
 	engine      engineValue
 }
 
@@ -56,6 +57,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
+	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	addEngineFlag(fl, &f.engine)
 	return cmd
@@ -119,6 +121,11 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
+	}
+	if f.memModel != "" {
+		if err := spec.SetMemoryModel(f.memModel); err != nil {
+			return usageErr("--memory-model: %v", err)
+		}
 	}
 	if f.setup != "" {
 		if err := spec.SetSetupPoint(f.setup); err != nil {
