@@ -189,6 +189,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
+	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
+		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
+	}
 	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
 		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {
