@@ -210,24 +210,24 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 				h.wmoResolveRegs(p)
 			}
 		}
-		done := true
+		r := wmoDone
 		switch o.kind {
 		case isa.LB, isa.LBU:
-			done = h.wmoLoadOp(o, 1)
+			r = h.wmoLoadOp(vpc, o, i, 1)
 		case isa.LH, isa.LHU:
-			done = h.wmoLoadOp(o, 2)
+			r = h.wmoLoadOp(vpc, o, i, 2)
 		case isa.LW, isa.LWU:
-			done = h.wmoLoadOp(o, 4)
+			r = h.wmoLoadOp(vpc, o, i, 4)
 		case isa.LD:
-			done = h.wmoLoadOp(o, 8)
+			r = h.wmoLoadOp(vpc, o, i, 8)
 		case isa.SB:
-			done = h.wmoStoreOp(o, 1)
+			r = h.wmoStoreOp(vpc, o, i, 1)
 		case isa.SH:
-			done = h.wmoStoreOp(o, 2)
+			r = h.wmoStoreOp(vpc, o, i, 2)
 		case isa.SW:
-			done = h.wmoStoreOp(o, 4)
+			r = h.wmoStoreOp(vpc, o, i, 4)
 		case isa.SD:
-			done = h.wmoStoreOp(o, 8)
+			r = h.wmoStoreOp(vpc, o, i, 8)
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		default:
@@ -242,13 +242,16 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 				}
 				continue
 			}
-			done = false
+			r = wmoSlow
 		}
-		if !done {
+		switch r {
+		case wmoSlow:
 			// Performed in place, in program order with everything
 			// before it; the block ends after it.
 			h.wmoSettle()
 			return h.exec(b, vpc, i, i+1)
+		case wmoYield:
+			return i // preempted before the access (comm.go); h.pc is its address
 		}
 	}
 	if n < len(b.ops) {
@@ -316,12 +319,37 @@ func (h *Hart) wmoTranslate(va uint64, size int, acc access) (uint64, bool) {
 	return pa, true
 }
 
-// wmoLoadOp issues a plain load: deferred (its register pending) or read
-// now. false: the load must be performed the ordinary way.
-func (h *Hart) wmoLoadOp(o *op, size int) bool {
-	pa, ok := h.wmoTranslate(h.x[o.rs1]+uint64(o.imm), size, accLoad)
+// What execWMO does after a plain load or store.
+const (
+	wmoDone  = iota // issued: go on
+	wmoSlow         // perform it the ordinary way, after settling
+	wmoYield        // the scheduler preempted the hart before it
+)
+
+// wmoIssue translates a plain access of op i and, when the explorer tracks
+// communication between harts, records it there as it issues (the
+// scheduler may preempt the hart before it: wmoYield).
+func (h *Hart) wmoIssue(vpc uint64, o *op, i, size int, acc access) (uint64, int) {
+	pa, ok := h.wmoTranslate(h.x[o.rs1]+uint64(o.imm), size, acc)
 	if !ok {
-		return false
+		return 0, wmoSlow
+	}
+	if m := h.m; m.comm.on {
+		h.pc = vpc + uint64(o.off)
+		h.pos = i
+		if ok, _ := m.commAccess(h, pa, acc == accStore); !ok {
+			return 0, wmoYield
+		}
+	}
+	return pa, wmoDone
+}
+
+// wmoLoadOp issues a plain load of op i: deferred (its register pending)
+// or read now.
+func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
+	pa, r := h.wmoIssue(vpc, o, i, size, accLoad)
+	if r != wmoDone {
+		return r
 	}
 	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
@@ -329,18 +357,17 @@ func (h *Hart) wmoLoadOp(o *op, size int) bool {
 		w.ld[w.nl] = wmoLoad{pa: pa, size: uint8(size), kind: o.kind, rd: o.rd}
 		w.nl++
 		w.pend |= regBit(o.rd)
-		return true
+		return wmoDone
 	}
 	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size))
-	return true
+	return wmoDone
 }
 
-// wmoStoreOp buffers a plain store. false: it must be performed the
-// ordinary way.
-func (h *Hart) wmoStoreOp(o *op, size int) bool {
-	pa, ok := h.wmoTranslate(h.x[o.rs1]+uint64(o.imm), size, accStore)
-	if !ok {
-		return false
+// wmoStoreOp buffers a plain store of op i.
+func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
+	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
+	if r != wmoDone {
+		return r
 	}
 	w := h.w
 	if w.ctrl != 0 {
@@ -352,7 +379,7 @@ func (h *Hart) wmoStoreOp(o *op, size int) bool {
 	}
 	w.st[w.ns] = wmoStore{pa: pa, v: h.x[o.rs2], size: uint8(size), gen: w.gen}
 	w.ns++
-	return true
+	return wmoDone
 }
 
 // wmoFence applies a fence's predecessor and successor sets (Unprivileged
