@@ -20,10 +20,6 @@ type litmusFlags struct {
 	engine engineValue
 }
 
-// litmusSetModel puts a machine under a memory model other than sc (see
-// litmus.Options.SetModel): emu's rvwmo mode.
-var litmusSetModel = litmus.EmuModel
-
 func newLitmusCmd() *cobra.Command {
 	var f litmusFlags
 	cmd := &cobra.Command{
@@ -69,7 +65,7 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 	if f.runs < 1 || f.runs > 1e9 {
 		return usageErr("--runs %d: want 1 to 10^9", f.runs)
 	}
-	opt := litmus.Options{Model: f.model, SetModel: litmusSetModel, Runs: f.runs, Seed: f.seed, Jobs: f.jobs,
+	opt := litmus.Options{Model: f.model, Runs: f.runs, Seed: f.seed, Jobs: f.jobs,
 		Engine: f.engine.e, SetEngine: true}
 	if err := opt.CheckModel(); err != nil {
 		return usageErr("%v", err)
