@@ -298,8 +298,10 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if (f.checkDet || f.checkEngines) && f.checkEvery == 0 {
 		return usageErr("--check-every must be positive")
 	}
-	if _, err := emu.ParseMemoryModel(f.memModel); err != nil {
+	if mm, err := emu.ParseMemoryModel(f.memModel); err != nil {
 		return usageErr("--memory-model: %v", err)
+	} else if mm == emu.ModelRVWMO && f.checkEngines {
+		return usageErr("--check-engines does not go with --memory-model rvwmo (rvwmo runs in the interpreter only)")
 	}
 	console, closeConsole, err := openConsole(f.console, stdout)
 	if err != nil {
