@@ -1,6 +1,10 @@
 package emu
 
-import "testing"
+import (
+	"testing"
+
+	"everett/isa"
+)
 
 // wmoProgram: each hart counts in a0, stores the count to its own word and
 // adds the other hart's word to s0, forever; it re-reads its own word and
@@ -126,5 +130,129 @@ func TestAnSCSnapshotRestoredIntoAnRVWMOMachineIsSC(t *testing.T) {
 	}
 	if b.MemoryModel() != ModelSC || b.StateHash() != a.StateHash() {
 		t.Fatalf("model %v, hash %x, want sc and %x", b.MemoryModel(), b.StateHash(), a.StateHash())
+	}
+}
+
+// rvwmoHart returns hart 0 of a fresh one-hart rvwmo machine with seed.
+func rvwmoHart(t *testing.T, seed uint64) *Hart {
+	t.Helper()
+	m, err := New(Config{RAMBytes: 1 << 20, Harts: 1, Seed: seed, MemoryModel: ModelRVWMO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.harts[0]
+}
+
+// The buffer drains in a drawn order, but never two overlapping stores out
+// of order and never a store past a fence w,w before it (Unprivileged ISA,
+// "RVWMO Memory Consistency Model", preserved program order rules 1 and 4).
+func TestTheStoreBufferKeepsCoherenceAndFenceMarks(t *testing.T) {
+	const base = DefaultRAMBase
+	orders := map[string]bool{}
+	for seed := uint64(0); seed < 200; seed++ {
+		h := rvwmoHart(t, seed)
+		w := h.w
+		// 0: x=1, 1: y=1, 2: x=2 (overlaps 0), fence w,w, 3: z=1, 4: y=2 (overlaps 1)
+		push := func(off, v uint64) {
+			w.st[w.ns] = wmoStore{pa: base + off, v: v, size: 8, gen: w.gen}
+			w.ns++
+		}
+		push(0, 1)
+		push(64, 1)
+		push(0, 2)
+		w.gen++
+		push(128, 1)
+		push(64, 2)
+		var order []uint64
+		for w.ns > 0 {
+			before := map[uint64]bool{}
+			for _, s := range w.st[:w.ns] {
+				before[s.pa<<8|s.v] = true
+			}
+			h.wmoDrainOne()
+			for _, s := range w.st[:w.ns] {
+				delete(before, s.pa<<8|s.v)
+			}
+			for k := range before {
+				order = append(order, k)
+			}
+		}
+		pos := map[uint64]int{}
+		for i, k := range order {
+			pos[k] = i
+		}
+		x1, y1, x2, z1, y2 := pos[base<<8|1], pos[(base+64)<<8|1], pos[base<<8|2], pos[(base+128)<<8|1], pos[(base+64)<<8|2]
+		if x1 > x2 || y1 > y2 || max(x1, y1, x2) > min(z1, y2) {
+			t.Fatalf("seed %d: drained out of order: %x", seed, order)
+		}
+		orders[fmtOrder(order)] = true
+	}
+	if len(orders) < 3 {
+		t.Errorf("only %d drain orders in 200 seeds", len(orders))
+	}
+}
+
+func fmtOrder(o []uint64) string {
+	s := ""
+	for _, k := range o {
+		s += string(rune('a'+k&0xff)) + string(rune('0'+(k>>8)&0xff))
+	}
+	return s
+}
+
+// A hart's loads see its own buffered stores byte by byte, youngest first,
+// over memory (the Load Value Axiom's program-order half).
+func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
+	h := rvwmoHart(t, 1)
+	const a = DefaultRAMBase + 0x100
+	if err := h.m.WritePhys(a, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	w := h.w
+	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2}
+	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1}
+	w.ns = 2
+	if got, want := h.wmoRead(a, 8), uint64(0x08070605ccaa0201); got != want {
+		t.Errorf("read %#x, want %#x", got, want)
+	}
+	if got, want := h.wmoRead(a+3, 2), uint64(0x05cc); got != want {
+		t.Errorf("read %#x, want %#x", got, want)
+	}
+	h.wmoSettle()
+	var b [8]byte
+	h.m.ReadPhys(a, b[:])
+	if b != [8]byte{1, 2, 0xaa, 0xcc, 5, 6, 7, 8} {
+		t.Errorf("memory after the drain: % x", b)
+	}
+}
+
+// Fences (Unprivileged ISA §2.7): what each predecessor/successor set
+// leaves pending.
+func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
+	for _, c := range []struct {
+		fence         string
+		raw           uint32
+		loads, stores bool // left pending
+		gen           bool // a barrier mark
+	}{
+		{"fence rw,rw", 0x0330000f, false, false, false},
+		{"fence r,r", 0x0220000f, false, true, false},
+		{"fence w,w", 0x0110000f, true, true, true},
+		{"fence w,r", 0x0120000f, true, false, false},
+		{"fence r,w", 0x0210000f, false, true, false},
+		{"fence.tso", 0x8330000f, false, true, true},
+		{"fence iorw,ow", 0x0f50000f, false, true, true},
+	} {
+		h := rvwmoHart(t, 1)
+		w := h.w
+		w.st[0] = wmoStore{pa: DefaultRAMBase, v: 1, size: 8}
+		w.ns = 1
+		w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
+		w.nl, w.pend = 1, regBit(5)
+		h.wmoFence(c.raw)
+		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen {
+			t.Errorf("%s: loads pending %v, stores pending %v, mark %v; want %v %v %v",
+				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, c.loads, c.stores, c.gen)
+		}
 	}
 }
