@@ -84,7 +84,7 @@ func Run(t *Test, opt Options) (*Result, error) {
 	if err := opt.CheckModel(); err != nil {
 		return nil, err
 	}
-	prog, err := Layout(t)
+	prog, err := layoutFor(t, opt.model())
 	if err != nil {
 		return nil, err
 	}
