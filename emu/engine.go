@@ -71,6 +71,10 @@ func (m *Machine) SetEngine(e Engine) error {
 	default:
 		return fmt.Errorf("%w: %v", ErrEngine, e)
 	}
+	m.asked = e
+	if m.wmo != nil {
+		e = EngineInterp // the JIT does not honour rvwmo (wmo.go)
+	}
 	m.engine = e
 	return nil
 }

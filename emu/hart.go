@@ -197,6 +197,8 @@ type Hart struct {
 	resValid bool
 	resAddr  uint64
 
+	w *hartWMO // pending accesses under rvwmo (wmo.go); nil under sc
+
 	local   uint64 // virtual time at the start of the current block
 	inSlice bool   // the hart's turn in the current slice has begun
 	stallAt uint64 // local time at which the scheduler stalls the hart (0: never)

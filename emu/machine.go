@@ -24,6 +24,9 @@ type Config struct {
 	// the default 100 and a 10 MHz timebase, a hart runs 1e9 instructions
 	// per virtual second.
 	InsnsPerTick uint64
+	// MemoryModel is the memory consistency model (wmo.go): ModelSC, the
+	// default, or ModelRVWMO.
+	MemoryModel MemoryModel
 }
 
 // Limits and defaults.
@@ -134,6 +137,9 @@ type Machine struct {
 	// Communication tracking (off unless TrackCommunication): see comm.go.
 	comm comm
 
+	// The rvwmo memory model (wmo.go); nil under sc.
+	wmo *machineWMO
+
 	// Hypercall handles the guest-SDK instruction (nil: illegal
 	// instruction). h.pc already points past the instruction.
 	Hypercall func(h *Hart)
@@ -173,6 +179,7 @@ type Machine struct {
 
 	// Engine (engine.go): a host setting, never saved or hashed.
 	engine   Engine
+	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
 	jitStats JITStats
 	jitEager bool // translate blocks on their second run (CompareEngines)
 }
@@ -194,12 +201,15 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine, asked: DefaultEngine}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))
 	}
 	m.scratch.ops = make([]op, 1)
+	if err := m.SetMemoryModel(cfg.MemoryModel); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -644,7 +654,11 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				n = int(budget)
 			}
 			raw = b.ops[0].raw
-			used = h.exec(b, pc, 0, n)
+			if m.wmo == nil {
+				used = h.exec(b, pc, 0, n)
+			} else {
+				used = h.execWMO(b, pc, n)
+			}
 		}
 		m.account(h, used)
 		if m.Tracer != nil && used > 0 {

@@ -295,6 +295,9 @@ func (m *Machine) StateHashes() []ComponentHash {
 	for _, c := range m.components {
 		add(c.name, c.p.Save)
 	}
+	if m.wmo != nil {
+		add("rvwmo", m.saveWMO) // only under rvwmo: sc hashes are unchanged
+	}
 	return out
 }
 
@@ -378,6 +381,12 @@ func (m *Machine) SaveState(e *hw.Encoder) {
 	e.Bool(m.stopped)
 	e.U64(uint64(m.reason))
 	e.Int(m.exitCode)
+	if m.wmo != nil {
+		// Last and only under rvwmo, so that sc state is byte for byte
+		// what it was before the model existed; its presence is what puts
+		// a restored machine under rvwmo.
+		m.saveWMO(e)
+	}
 }
 
 // RestoreState reads what SaveState wrote into a machine built with the
@@ -413,6 +422,18 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 	m.exitCode = d.Int()
 	if err := d.Err(); err != nil {
 		return err
+	}
+	if d.Remaining() > 0 {
+		if err := m.restoreWMO(d); err != nil {
+			return err
+		}
+	} else if m.wmo != nil {
+		m.wmo = nil
+		for _, h := range m.harts {
+			h.w = nil
+		}
+		m.cfg.MemoryModel = ModelSC
+		m.engine = m.asked
 	}
 	m.cur = nil
 	m.FlushCaches()

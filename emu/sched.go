@@ -122,6 +122,9 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 	s := &m.sched
 	s.cfg = c
 	s.rng = NewPRNG(c.Seed ^ 0x5c4ed)
+	if m.wmo != nil {
+		m.wmo.seed(c.Seed) // a schedule's seed also picks its reorderings
+	}
 	s.order = make([]int, n)
 	s.stall = make([]uint64, n)
 	s.prio = make([]int, n)

@@ -18,6 +18,9 @@ func (h *Hart) raise(cause uint64, tval uint64) {
 
 // takeTrap delivers a trap to M or S mode according to medeleg/mideleg.
 func (h *Hart) takeTrap(cause uint64, tval uint64, interrupt bool) {
+	if h.w != nil {
+		h.wmoSettle() // under rvwmo: nothing pending crosses a trap
+	}
 	h.resValid = false
 	deleg := h.medeleg
 	xcause := cause

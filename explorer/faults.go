@@ -201,6 +201,7 @@ func (u *Universe) restart(i int) {
 	// The new incarnation starts at the universe's time.
 	sc := u.plan.Sched
 	sc.Seed = derive(n.spec.Seed, streamSched)
+	_ = n.b.SetMemoryModel(u.plan.Model)
 	_ = n.b.SetSchedule(sc)
 	n.b.SkipTo(u.t)
 }

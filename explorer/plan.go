@@ -17,6 +17,7 @@ type Plan struct {
 	SkewMax                  uint64 // ns
 	Sched                    emu.SchedConfig
 	Chaos                    uint64
+	Model                    emu.MemoryModel // every node's memory model
 }
 
 // derive makes an independent seed for a stream.
@@ -42,11 +43,15 @@ const (
 // spec's network latencies, no faults, the fixed schedule. It does not
 // depend on any seed, so the boot is the same for every seed.
 func bootPlan(s *Spec) Plan {
-	return Plan{
+	p := Plan{
 		LatencyMin: s.Network.LatencyMin.Ns(),
 		LatencyMax: s.Network.LatencyMax.Ns(),
 		Sched:      emu.SchedConfig{Mode: emu.SchedFixed},
 	}
+	if s.MemoryModel == "rvwmo" {
+		p.Model = emu.ModelRVWMO // swarm boots under sc: the same boot for every seed
+	}
+	return p
 }
 
 // planOf is the plan a step of a fork path starts: the boot plan, a new
@@ -193,6 +198,16 @@ func drawPlan(s *Spec, root uint64) Plan {
 		if c.Mode == emu.SchedPCT {
 			c.EventSpan = es
 			c.Preemptions = max(np, c.Depth)
+		}
+	}
+	// The memory model, drawn last and only when the spec asks for a draw,
+	// so that every other plan stays what it was.
+	switch s.MemoryModel {
+	case "rvwmo":
+		p.Model = emu.ModelRVWMO
+	case "swarm":
+		if r.Uint64()%2 == 1 {
+			p.Model = emu.ModelRVWMO
 		}
 	}
 	return p

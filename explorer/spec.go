@@ -24,18 +24,22 @@ import (
 // Spec is a universe spec, as written in YAML. Every field is validated by
 // Load before anything runs.
 type Spec struct {
-	Name    string        `yaml:"name" json:"name"`
-	Nodes   []NodeSpec    `yaml:"nodes" json:"nodes"`
-	Network NetworkSpec   `yaml:"network" json:"network"`
-	Faults  FaultSpec     `yaml:"faults" json:"faults"`
-	Oracles OracleSpec    `yaml:"oracles" json:"oracles"`
-	Budgets BudgetSpec    `yaml:"budgets" json:"budgets"`
-	Search  SearchSpec    `yaml:"search" json:"search"`
-	Setup   SetupSpec     `yaml:"setup" json:"setup"`
-	dir     string        // directory paths are relative to
-	nodes   []*board.Spec // resolved, one per node
-	symtabs [][]*symtab   // per node (see loadSymbols); read-only once built
-	engine  emu.Engine    // runs every node's guest code (SetEngine)
+	Name    string      `yaml:"name" json:"name"`
+	Nodes   []NodeSpec  `yaml:"nodes" json:"nodes"`
+	Network NetworkSpec `yaml:"network" json:"network"`
+	Faults  FaultSpec   `yaml:"faults" json:"faults"`
+	Oracles OracleSpec  `yaml:"oracles" json:"oracles"`
+	Budgets BudgetSpec  `yaml:"budgets" json:"budgets"`
+	Search  SearchSpec  `yaml:"search" json:"search"`
+	Setup   SetupSpec   `yaml:"setup" json:"setup"`
+	// MemoryModel is every node's memory model: sc (the default), rvwmo
+	// (emu/wmo.go: store buffers and deferred loads drawn from the seed),
+	// or swarm (drawn per seed: half the universes rvwmo).
+	MemoryModel string        `yaml:"memory_model" json:"memory_model,omitempty"`
+	dir         string        // directory paths are relative to
+	nodes       []*board.Spec // resolved, one per node
+	symtabs     [][]*symtab   // per node (see loadSymbols); read-only once built
+	engine      emu.Engine    // runs every node's guest code (SetEngine)
 }
 
 // SetEngine selects the engine that runs the guest code of every machine
@@ -45,6 +49,17 @@ type Spec struct {
 // SpecHash or any state hash, and it never changes a result. Specs from
 // LoadSpec, ParseSpec, ELFSpec and LoadReport start with emu.DefaultEngine.
 func (s *Spec) SetEngine(e emu.Engine) { s.engine = e }
+
+// SetMemoryModel sets the spec's memory_model (sc, rvwmo or swarm), as
+// the spec file would.
+func (s *Spec) SetMemoryModel(model string) error {
+	switch model {
+	case "", "sc", "rvwmo", "swarm":
+		s.MemoryModel = model
+		return nil
+	}
+	return specErr("memory_model", "%q (want sc, rvwmo or swarm)", model)
+}
 
 // Engine returns the engine set by SetEngine.
 func (s *Spec) Engine() emu.Engine { return s.engine }
@@ -448,6 +463,9 @@ func (s *Spec) validateSettings() error {
 	case "", "swarm", "fixed", "random", "pct":
 	default:
 		return specErr("faults.schedule", "%q (want fixed, random, pct or swarm)", s.Faults.Schedule)
+	}
+	if err := s.SetMemoryModel(s.MemoryModel); err != nil {
+		return err
 	}
 	if len(s.Oracles.Console) > MaxConsoleRules {
 		return specErr("oracles.console", "%d patterns exceed the limit of %d", len(s.Oracles.Console), MaxConsoleRules)

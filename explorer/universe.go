@@ -259,6 +259,9 @@ func (u *Universe) reseed(seed uint64) {
 			continue
 		}
 		n.b.PRNG.Reseed(derive(seed, streamGuest+uint64(i)))
+		if err := n.b.SetMemoryModel(u.plan.Model); err != nil {
+			panic(fmt.Sprintf("explorer: memory model %v: %v", u.plan.Model, err)) // the plan only has valid ones
+		}
 		sc := u.plan.Sched
 		sc.Seed = derive(seed, streamSched+uint64(i))
 		if err := n.b.SetSchedule(sc); err != nil {

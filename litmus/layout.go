@@ -12,17 +12,23 @@ import (
 //
 //	RAMBase + i*ThreadStride   thread i: MaxDelay nops (the delay sled),
 //	                           its column, and the epilogue
-//	                           (fence rw,rw; wfi; j back to the wfi)
+//	                           ([TailNops nops;] fence rw,rw; wfi; j back
+//	                           to the wfi)
 //	DataBase                   memory locations, one per 64-byte line
 //	                           (location k at DataBase + 64*k)
 //
 // A run enters thread i's sled MaxDelay-d instructions before the column,
 // so that the thread starts d instructions late. The epilogue's fence
 // orders everything the thread did before the hart waits; when every hart
-// waits, the run is over and the machine stops idle.
+// waits, the run is over and the machine stops idle. Under a weak memory
+// model (emu's rvwmo), TailNops nops before the fence give the thread's
+// buffered stores and deferred loads instructions in which to complete one
+// by one while other threads run, instead of all at once at the fence;
+// under sc there are none, so sc runs are what they always were.
 const (
 	RAMBase  = 0x8000_0000
 	MaxDelay = 24 // longest delay a run draws, in instructions
+	TailNops = 16 // nops between a column and its epilogue's fence
 	lineSize = 64
 	pageSize = 4096
 )
@@ -45,8 +51,19 @@ type ThreadCode struct {
 	Words []uint32 // sled, column, epilogue
 }
 
-// Layout assembles every thread of t and places code and data.
-func Layout(t *Test) (*Program, error) {
+// Layout assembles every thread of t and places code and data, for sc.
+func Layout(t *Test) (*Program, error) { return layout(t, 0) }
+
+// layoutFor is the layout of t for a memory model: weak models get
+// TailNops nops before each epilogue's fence.
+func layoutFor(t *Test, model string) (*Program, error) {
+	if model == ModelSC {
+		return layout(t, 0)
+	}
+	return layout(t, TailNops)
+}
+
+func layout(t *Test, tail int) (*Program, error) {
 	p := &Program{Test: t}
 	at := uint64(RAMBase)
 	for i := range t.Threads {
@@ -67,6 +84,9 @@ func Layout(t *Test) (*Program, error) {
 			words = append(words, nop)
 		}
 		words = append(words, col...)
+		for range tail {
+			words = append(words, nop)
+		}
 		end := at + 4*uint64(len(words))
 		words = append(words, mustEncode("fence rw,rw", end), mustEncode("wfi", end+4))
 		words = append(words, mustEncode(fmt.Sprintf("j %x", end+4), end+8))

@@ -12,9 +12,9 @@
 //
 // The memory model is a setting of the runner. Sequential consistency
 // (sc) is what the emulator does: one hart at a time, every access in
-// program order. Other models (rvwmo) are set through Options.SetModel,
-// which the emulator does not provide yet; asking for one without it is
-// ErrModel.
+// program order. rvwmo is emu's weak mode (store buffers and deferred
+// loads drawn from each run's seed: a sound subset of RVWMO), set through
+// Options.SetModel or, by default, EmuModel; an unknown model is ErrModel.
 //
 // References: "The RISC-V Instruction Set Manual, Volume I: Unprivileged
 // ISA", chapter "RVWMO Memory Consistency Model" and Appendix A "RVWMO

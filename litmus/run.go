@@ -35,7 +35,7 @@ type Options struct {
 	// SetModel puts a machine under a memory model other than sc. It is
 	// called once per machine, after the program is loaded and before the
 	// snapshot every run starts from, so the model's state must be part of
-	// emu snapshots. nil: only sc is available.
+	// emu snapshots. nil: EmuModel, emu's own models.
 	SetModel func(m *emu.Machine, model string) error
 	Runs     int    // runs per test (0: DefaultRuns)
 	Seed     uint64 // root seed; run i uses runSeed(Seed, i)
@@ -52,11 +52,21 @@ func (opt *Options) CheckModel() error {
 	case opt.Model == "" || opt.Model == ModelSC:
 		return nil
 	case opt.SetModel == nil && opt.Model == ModelRVWMO:
-		return fmt.Errorf("%w %s: not available in this build (the emulator has no RVWMO mode yet)", ErrModel, opt.Model)
+		return nil // EmuModel
 	case opt.SetModel == nil:
 		return fmt.Errorf("%w %q: unknown (want sc or rvwmo)", ErrModel, opt.Model)
 	}
 	return nil
+}
+
+// EmuModel puts m under emu's memory model of that name (emu.ParseMemoryModel):
+// the SetModel of Options that name none.
+func EmuModel(m *emu.Machine, model string) error {
+	mm, err := emu.ParseMemoryModel(model)
+	if err != nil {
+		return err
+	}
+	return m.SetMemoryModel(mm)
 }
 
 func (opt *Options) model() string {
@@ -74,7 +84,7 @@ func Run(t *Test, opt Options) (*Result, error) {
 	if err := opt.CheckModel(); err != nil {
 		return nil, err
 	}
-	prog, err := Layout(t)
+	prog, err := layoutFor(t, opt.model())
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +192,11 @@ func newWorker(p *Program, obs []Loc, opt *Options) (*worker, error) {
 		m.Hart(r.Thread).SetX(r.Reg, p.regValue(r))
 	}
 	if opt.model() != ModelSC {
-		if err := opt.SetModel(m, opt.model()); err != nil {
+		set := opt.SetModel
+		if set == nil {
+			set = EmuModel
+		}
+		if err := set(m, opt.model()); err != nil {
 			return nil, fmt.Errorf("%w %s: %w", ErrModel, opt.model(), err)
 		}
 	}

@@ -28,6 +28,7 @@ type exploreFlags struct {
 	consoleDir  string
 	setup       string
 	cpuProf     string
+	memModel    string
 	engine      engineValue
 }
 
@@ -58,6 +59,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
+	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
@@ -123,6 +125,11 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if f.maxInsns != 0 {
 		spec.Budgets.Instructions = f.maxInsns
+	}
+	if f.memModel != "" {
+		if err := spec.SetMemoryModel(f.memModel); err != nil {
+			return usageErr("--memory-model: %v", err)
+		}
 	}
 	if f.setup != "" {
 		if err := spec.SetSetupPoint(f.setup); err != nil {
@@ -197,6 +204,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
+	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
+		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
+	}
 	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
 		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {

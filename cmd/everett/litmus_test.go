@@ -39,9 +39,15 @@ func TestLitmusCommand(t *testing.T) {
 			t.Errorf("outputs differ:\n%s\n---\n%s", a, b)
 		}
 	})
-	t.Run("rvwmo fails with one line until emu has it", func(t *testing.T) {
-		_, msg, code := runOut("litmus", "--model", "rvwmo", mp)
-		if code != exitUsage || !strings.Contains(msg, "rvwmo: not available in this build") || strings.Contains(msg, "\n") {
+	t.Run("rvwmo shows MP's reordering and keeps the verdicts", func(t *testing.T) {
+		out, msg, code := runOut("litmus", "--model", "rvwmo", "--runs", "2000", "--check", mp, sb)
+		if code != 0 || !strings.Contains(out, "Observation MP Sometimes ") || !strings.Contains(out, "Observation SB+fence.tsos Sometimes ") {
+			t.Errorf("exit %d: %s\n%s", code, msg, out)
+		}
+	})
+	t.Run("an unknown model fails with one line", func(t *testing.T) {
+		_, msg, code := runOut("litmus", "--model", "tso", mp)
+		if code != exitUsage || !strings.Contains(msg, "tso") || strings.Contains(msg, "\n") {
 			t.Errorf("exit %d: %q", code, msg)
 		}
 	})

@@ -45,6 +45,7 @@ type runFlags struct {
 	checkEngines bool
 	checkEvery   uint64
 	engine       engineValue
+	memModel     string
 
 	snap snapshotFlags // --snapshot-at, --snapshot-out, --snapshot-exit
 }
@@ -99,6 +100,7 @@ divergence).`,
 	fl.BoolVar(&f.checkEngines, "check-engines", false, "run the machine under the interpreter and the jit side by side and compare state hashes every --check-every instructions")
 	fl.Uint64Var(&f.checkEvery, "check-every", 1_000_000, "checkpoint interval of --check-determinism and --check-engines, in instructions")
 	addEngineFlag(fl, &f.engine)
+	fl.StringVar(&f.memModel, "memory-model", "sc", "memory model: sc, or rvwmo (per-hart store buffers and deferred loads drawn from --seed; runs in the interpreter)")
 	addSnapshotFlags(fl, &f.snap)
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the emulator to this file")
 	_ = fl.MarkHidden("cpuprofile")
@@ -251,7 +253,7 @@ func buildWith(in *inputs, f runFlags, console io.Writer, sdkSink sdk.Sink) (*bu
 		if err != nil {
 			return nil, usageErr("%s: %v", in.prgPath, err)
 		}
-		return &built{m: m}, nil
+		return &built{m: m}, setModel(m, f)
 	}
 	vm, err := board.NewVirt(board.Virt{
 		Harts:        f.smp,
@@ -270,7 +272,16 @@ func buildWith(in *inputs, f runFlags, console io.Writer, sdkSink sdk.Sink) (*bu
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	return &built{m: vm.Machine, virt: vm}, nil
+	return &built{m: vm.Machine, virt: vm}, setModel(vm.Machine, f)
+}
+
+// setModel puts a machine built for run under --memory-model.
+func setModel(m *emu.Machine, f runFlags) error {
+	mm, err := emu.ParseMemoryModel(f.memModel)
+	if err != nil {
+		return usageErr("--memory-model: %v", err)
+	}
+	return m.SetMemoryModel(mm)
 }
 
 func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
@@ -286,6 +297,11 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	}
 	if (f.checkDet || f.checkEngines) && f.checkEvery == 0 {
 		return usageErr("--check-every must be positive")
+	}
+	if mm, err := emu.ParseMemoryModel(f.memModel); err != nil {
+		return usageErr("--memory-model: %v", err)
+	} else if mm == emu.ModelRVWMO && f.checkEngines {
+		return usageErr("--check-engines does not go with --memory-model rvwmo (rvwmo runs in the interpreter only)")
 	}
 	console, closeConsole, err := openConsole(f.console, stdout)
 	if err != nil {
@@ -379,6 +395,9 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if f.stats {
 		printStats(stderr, m, elapsed)
 		printEngineStats(stderr, m.Engine(), m.JITStats())
+		if m.MemoryModel() == emu.ModelRVWMO {
+			fmt.Fprintln(stderr, "everett: memory model rvwmo: the interpreter ran every block (the jit does not honour the model)")
+		}
 		if twin != nil && twin != m {
 			printEngineStats(stderr, twin.Engine(), twin.JITStats())
 		}

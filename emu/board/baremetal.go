@@ -25,8 +25,9 @@ type BareMetal struct {
 	RAMBytes uint64
 	Quantum  uint64
 	Seed     uint64
-	Console  io.Writer // HTIF console output
-	SDK      sdk.Sink  // receives guest-SDK hypercalls (nil: a silent LogSink)
+	Model    emu.MemoryModel // memory model (the zero value is sc)
+	Console  io.Writer       // HTIF console output
+	SDK      sdk.Sink        // receives guest-SDK hypercalls (nil: a silent LogSink)
 }
 
 // NewBareMetal builds a machine for program prog: RAM at 0x8000_0000, a CLINT,
@@ -40,11 +41,12 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 // (for restoring a snapshot), but still finds tohost for HTIF.
 func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error) {
 	m, err := emu.New(emu.Config{
-		RAMBase:  RAMBase,
-		RAMBytes: cfg.RAMBytes,
-		Harts:    cfg.Harts,
-		Quantum:  cfg.Quantum,
-		Seed:     cfg.Seed,
+		RAMBase:     RAMBase,
+		RAMBytes:    cfg.RAMBytes,
+		Harts:       cfg.Harts,
+		Quantum:     cfg.Quantum,
+		Seed:        cfg.Seed,
+		MemoryModel: cfg.Model,
 	})
 	if err != nil {
 		return nil, err

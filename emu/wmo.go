@@ -1,0 +1,684 @@
+package emu
+
+import (
+	"fmt"
+
+	"everett/hw"
+	"everett/isa"
+)
+
+// The rvwmo memory model (RISC-V Unprivileged ISA, chapter "RVWMO Memory
+// Consistency Model"; RATIONALE.md, "Why store buffers and deferred loads
+// for RVWMO?"). It is operational and sound: every execution it produces
+// is one RVWMO allows, though it does not produce every one.
+//
+// Under rvwmo each hart has
+//
+//   - a store buffer: plain stores to RAM, translated when they execute
+//     (so traps stay precise), wait there; entries drain to the one shared
+//     memory in an order drawn from the model's stream, but never two
+//     overlapping entries out of order and never across a barrier mark
+//     (fence w,w). Drained stores are visible to every hart at once, so
+//     the global memory order is multi-copy atomic. A hart's loads read
+//     its own buffer first (byte by byte, youngest entry first).
+//   - deferred loads: a plain load from RAM may leave its destination
+//     register pending; the value is read when the load resolves, at a
+//     drawn later step, or first when a later instruction names the
+//     register (address, data and control dependencies stay ordered for
+//     free), when a later access overlaps it (coherence), or at a fence
+//     whose predecessor set has reads.
+//
+// Everything else is performed in place after the hart settles (every
+// pending load resolved, the buffer drained): AMOs, LR/SC, CSR accesses,
+// system instructions, fence.i, sfence.vma, floating-point loads and
+// stores, MMIO, accesses that cross a page or trap, and traps themselves.
+// Under sc none of this exists: the hooks are one nil test per block
+// (runSlice) and per trap (takeTrap).
+
+// MemoryModel is a machine's memory consistency model.
+type MemoryModel uint8
+
+// Memory models.
+const (
+	// ModelSC: sequential consistency, the default. One hart runs at a
+	// time and every access is performed when it executes.
+	ModelSC MemoryModel = iota
+	// ModelRVWMO: store buffers and deferred loads within RVWMO.
+	ModelRVWMO
+)
+
+func (mm MemoryModel) String() string {
+	switch mm {
+	case ModelSC:
+		return "sc"
+	case ModelRVWMO:
+		return "rvwmo"
+	}
+	return fmt.Sprintf("model(%d)", uint8(mm))
+}
+
+// ParseMemoryModel parses a model name: "sc" (or empty) or "rvwmo".
+func ParseMemoryModel(s string) (MemoryModel, error) {
+	switch s {
+	case "", "sc":
+		return ModelSC, nil
+	case "rvwmo":
+		return ModelRVWMO, nil
+	}
+	return 0, fmt.Errorf("%w: unknown memory model %q (want sc or rvwmo)", ErrConfig, s)
+}
+
+// Bounds of a hart's pending accesses.
+const (
+	wmoStores = 8 // store-buffer entries
+	wmoLoads  = 8 // deferred loads
+)
+
+// wmoStore is one store-buffer entry.
+type wmoStore struct {
+	pa   uint64
+	v    uint64
+	size uint8
+	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
+}
+
+// wmoLoad is one deferred load.
+type wmoLoad struct {
+	pa   uint64
+	size uint8
+	kind isa.Op // LB..LWU: width and extension
+	rd   uint8  // 1..31
+}
+
+// hartWMO is a hart's pending accesses under rvwmo.
+type hartWMO struct {
+	st   [wmoStores]wmoStore // oldest first
+	ns   int
+	ld   [wmoLoads]wmoLoad
+	nl   int
+	pend uint64 // bit r: x[r] waits for a deferred load
+	// ctrl: pending registers a branch read whose two targets are the same
+	// instruction. The branch needs no value to go on, so later loads may
+	// pass those loads, but a later store may not (a control dependency,
+	// rule 11 of preserved program order): stores resolve them first.
+	ctrl uint64
+	gen  uint32
+}
+
+// machineWMO is the model's machine-wide state: its stream and the rates
+// drawn from it.
+type machineWMO struct {
+	rng *PRNG
+	// Chances in percent, drawn when the stream is seeded: that a load is
+	// deferred, and per executed instruction that one buffered store
+	// drains and that one deferred load resolves.
+	deferPct, drainPct, resolvePct uint64
+}
+
+// Rates a seed may draw: varied so that some runs keep accesses pending for
+// long and others let them go almost at once.
+var (
+	wmoDeferPcts   = [...]uint64{0, 30, 60, 90, 100}
+	wmoDrainPcts   = [...]uint64{3, 10, 30, 60, 90}
+	wmoResolvePcts = [...]uint64{3, 10, 30, 60, 90}
+)
+
+// wmoSalt separates the model's stream from the others drawn from a seed.
+const wmoSalt = 0x7276776d6f // "rvwmo"
+
+// seed restarts the model's stream from seed and draws its rates.
+func (w *machineWMO) seed(seed uint64) {
+	w.rng = NewPRNG(seed ^ wmoSalt)
+	w.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
+	w.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
+	w.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
+}
+
+func (w *machineWMO) chance(pct uint64) bool { return w.rng.Uint64()%100 < pct }
+
+// SetMemoryModel puts the machine under a memory model. Switching to sc
+// settles every hart first. The rvwmo stream starts from the machine's
+// seed, and again from each schedule's seed (SetSchedule). Under rvwmo the
+// machine always runs the interpreter: the JIT does not honour the model.
+func (m *Machine) SetMemoryModel(mm MemoryModel) error {
+	switch mm {
+	case ModelSC:
+		if m.wmo != nil {
+			m.wmoSettleAll()
+		}
+		m.wmo = nil
+		for _, h := range m.harts {
+			h.w = nil
+		}
+		m.engine = m.asked
+	case ModelRVWMO:
+		if m.wmo == nil {
+			m.wmo = &machineWMO{}
+			m.wmo.seed(m.cfg.Seed)
+			for _, h := range m.harts {
+				h.w = new(hartWMO)
+			}
+		}
+		m.engine = EngineInterp
+	default:
+		return fmt.Errorf("%w: memory model %d", ErrConfig, mm)
+	}
+	m.cfg.MemoryModel = mm
+	return nil
+}
+
+// MemoryModel returns the machine's memory model.
+func (m *Machine) MemoryModel() MemoryModel {
+	if m.wmo != nil {
+		return ModelRVWMO
+	}
+	return ModelSC
+}
+
+// wmoSettleAll settles every hart (resolves and drains everything).
+func (m *Machine) wmoSettleAll() {
+	for _, h := range m.harts {
+		h.wmoSettle()
+	}
+}
+
+// regBit is the pending-mask bit of register r (x0 and the sink never pend).
+func regBit(r uint8) uint64 { return 1 << (r & 63) }
+
+// execWMO is exec under rvwmo: ops 0..n-1 of block b, one at a time, with
+// plain loads, stores and fences done here and every other op handed to
+// exec alone. Ops that may change anything beyond registers (AMOs, CSRs,
+// system instructions, floating-point memory ops) run after the hart
+// settles and end the block. It returns what exec would.
+func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
+	w := h.w
+	mw := h.m.wmo
+	h.trapped = false
+	for i := 0; i < n; i++ {
+		o := &b.ops[i]
+		// A drawn step: one store may drain and one load may resolve.
+		if w.ns > 0 && mw.chance(mw.drainPct) {
+			h.wmoDrainOne()
+		}
+		if w.nl > 0 && mw.chance(mw.resolvePct) {
+			h.wmoResolve(int(mw.rng.Uint64() % uint64(w.nl)))
+		}
+		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
+			if isBranch(o.kind) && o.imm == int64(o.len) {
+				w.ctrl |= p // both targets are the next instruction
+			} else {
+				h.wmoResolveRegs(p)
+			}
+		}
+		r := wmoDone
+		switch o.kind {
+		case isa.LB, isa.LBU:
+			r = h.wmoLoadOp(vpc, o, i, 1)
+		case isa.LH, isa.LHU:
+			r = h.wmoLoadOp(vpc, o, i, 2)
+		case isa.LW, isa.LWU:
+			r = h.wmoLoadOp(vpc, o, i, 4)
+		case isa.LD:
+			r = h.wmoLoadOp(vpc, o, i, 8)
+		case isa.SB:
+			r = h.wmoStoreOp(vpc, o, i, 1)
+		case isa.SH:
+			r = h.wmoStoreOp(vpc, o, i, 2)
+		case isa.SW:
+			r = h.wmoStoreOp(vpc, o, i, 4)
+		case isa.SD:
+			r = h.wmoStoreOp(vpc, o, i, 8)
+		case isa.FENCE:
+			h.wmoFence(o.raw)
+		default:
+			if wmoPlain(o.kind) {
+				// Registers only (or a control transfer, always the
+				// block's last op): exec leaves h.pc right.
+				if used := h.exec(b, vpc, i, i+1); used != i+1 || h.trapped {
+					return used
+				}
+				if i == len(b.ops)-1 {
+					return n
+				}
+				continue
+			}
+			r = wmoSlow
+		}
+		switch r {
+		case wmoSlow:
+			// Performed in place, in program order with everything
+			// before it; the block ends after it.
+			h.wmoSettle()
+			return h.exec(b, vpc, i, i+1)
+		case wmoYield:
+			return i // preempted before the access (comm.go); h.pc is its address
+		}
+	}
+	if n < len(b.ops) {
+		h.pc = vpc + uint64(b.ops[n].off)
+	} else {
+		h.pc = vpc + b.size
+	}
+	return n
+}
+
+// isBranch reports whether k is a conditional branch.
+func isBranch(k isa.Op) bool {
+	switch k {
+	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		return true
+	}
+	return false
+}
+
+// wmoPlain reports whether an op touches only registers and the pc, so
+// that exec may run it with pending accesses around: integer and M ops,
+// control transfers, and F/D ops other than loads and stores.
+func wmoPlain(k isa.Op) bool {
+	switch k {
+	case isa.FLW, isa.FLD, isa.FSW, isa.FSD:
+		return false
+	case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
+		isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
+		isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
+		isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D,
+		isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI,
+		isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET, isa.WFI, isa.SFENCE_VMA,
+		isa.FENCE_I, isa.HYPERCALL, isa.ILLEGAL:
+		return false
+	}
+	return true
+}
+
+// wmoTranslate translates va for a plain load or store of size bytes, for
+// the model to buffer or defer: ok is false where the access must instead
+// go the ordinary way (a fault to raise, a page crossing, not RAM, a
+// watched page, a debugger watching accesses).
+func (h *Hart) wmoTranslate(va uint64, size int, acc access) (uint64, bool) {
+	if va&pageMask > pageSize-uint64(size) || h.m.dbg != nil {
+		return 0, false
+	}
+	tlb := h.ltlb
+	if acc == accStore {
+		tlb = h.stlb
+	}
+	var pa uint64
+	if e := &tlb[va>>pageShift&tlbMask]; e.tag == va>>pageShift {
+		pa = e.ppn<<pageShift | va&pageMask
+	} else {
+		p, _, ok := h.translate(va, acc, h.dataPriv)
+		if !ok {
+			return 0, false
+		}
+		pa = p
+	}
+	if !h.ram.Contains(pa, uint64(size)) || h.ram.flag((pa-h.ram.Base)>>pageShift)&pfWatch != 0 {
+		return 0, false
+	}
+	return pa, true
+}
+
+// What execWMO does after a plain load or store.
+const (
+	wmoDone  = iota // issued: go on
+	wmoSlow         // perform it the ordinary way, after settling
+	wmoYield        // the scheduler preempted the hart before it
+)
+
+// wmoIssue translates a plain access of op i and, when the explorer tracks
+// communication between harts, records it there as it issues (the
+// scheduler may preempt the hart before it: wmoYield).
+func (h *Hart) wmoIssue(vpc uint64, o *op, i, size int, acc access) (uint64, int) {
+	pa, ok := h.wmoTranslate(h.x[o.rs1]+uint64(o.imm), size, acc)
+	if !ok {
+		return 0, wmoSlow
+	}
+	if m := h.m; m.comm.on {
+		h.pc = vpc + uint64(o.off)
+		h.pos = i
+		if ok, _ := m.commAccess(h, pa, acc == accStore); !ok {
+			return 0, wmoYield
+		}
+	}
+	return pa, wmoDone
+}
+
+// wmoLoadOp issues a plain load of op i: deferred (its register pending)
+// or read now.
+func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
+	pa, r := h.wmoIssue(vpc, o, i, size, accLoad)
+	if r != wmoDone {
+		return r
+	}
+	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
+	w, mw := h.w, h.m.wmo
+	if o.rd != regSink && w.nl < wmoLoads && mw.chance(mw.deferPct) {
+		w.ld[w.nl] = wmoLoad{pa: pa, size: uint8(size), kind: o.kind, rd: o.rd}
+		w.nl++
+		w.pend |= regBit(o.rd)
+		return wmoDone
+	}
+	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size))
+	return wmoDone
+}
+
+// wmoStoreOp buffers a plain store of op i.
+func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
+	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
+	if r != wmoDone {
+		return r
+	}
+	w := h.w
+	if w.ctrl != 0 {
+		h.wmoResolveRegs(w.ctrl)
+	}
+	h.wmoResolveOverlap(pa, size) // CoRW: an earlier load reads before a later store
+	if w.ns == wmoStores {
+		h.wmoDrainOne()
+	}
+	w.st[w.ns] = wmoStore{pa: pa, v: h.x[o.rs2], size: uint8(size), gen: w.gen}
+	w.ns++
+	return wmoDone
+}
+
+// wmoFence applies a fence's predecessor and successor sets (Unprivileged
+// §2.7; fence.tso: fm=1000, which orders R before RW and W before W only).
+// Device input and output count as reads and writes: device accesses are
+// never pending, so this only over-orders.
+func (h *Hart) wmoFence(raw uint32) {
+	fm, pred, succ := raw>>28, raw>>24&15, raw>>20&15
+	const fI, fO, fR, fW = 8, 4, 2, 1
+	pr, pw := pred&(fI|fR) != 0, pred&(fO|fW) != 0
+	sr, sw := succ&(fI|fR) != 0, succ&(fO|fW) != 0
+	switch {
+	case fm == 8 && pred == fR|fW && succ == fR|fW: // fence.tso
+		sr = false // W before R is not ordered; R before R and W is
+		h.wmoResolveAll()
+	case fm != 0:
+		h.wmoSettle() // reserved: as strong as can be
+		return
+	case pr && (sr || sw):
+		h.wmoResolveAll()
+	}
+	switch {
+	case pw && sr:
+		h.wmoDrainAll()
+	case pw && sw:
+		h.w.gen++
+	}
+}
+
+// wmoSettle performs everything pending: loads resolve, then the buffer
+// drains in program order. Any moment is a valid one to do so.
+func (h *Hart) wmoSettle() {
+	h.wmoResolveAll()
+	h.wmoDrainAll()
+}
+
+func (h *Hart) wmoResolveAll() {
+	for h.w.nl > 0 {
+		h.wmoResolve(0)
+	}
+}
+
+// wmoResolveRegs resolves the deferred loads into the registers of mask.
+func (h *Hart) wmoResolveRegs(mask uint64) {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if mask&regBit(w.ld[i].rd) != 0 {
+			h.wmoResolve(i)
+			continue
+		}
+		i++
+	}
+}
+
+// wmoResolveOverlap resolves the deferred loads that overlap [pa, pa+size).
+func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) {
+			h.wmoResolve(i)
+			continue
+		}
+		i++
+	}
+}
+
+// wmoResolve performs deferred load i: it reads its own buffer and memory
+// now and writes the register.
+func (h *Hart) wmoResolve(i int) {
+	w := h.w
+	l := w.ld[i]
+	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size)))
+	w.pend &^= regBit(l.rd)
+	w.ctrl &^= regBit(l.rd)
+	copy(w.ld[i:w.nl], w.ld[i+1:w.nl])
+	w.nl--
+}
+
+// wmoRead reads size bytes at pa (RAM, within a page) as this hart sees
+// them: memory, overlaid by its own buffered stores, oldest first, so
+// that each byte comes from the youngest store to it.
+func (h *Hart) wmoRead(pa uint64, size int) uint64 {
+	p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
+	v := readLE(p[pa&pageMask:], size)
+	w := h.w
+	for k := 0; k < w.ns; k++ {
+		s := &w.st[k]
+		if !overlaps(s.pa, int(s.size), pa, size) {
+			continue
+		}
+		lo, hi := max(s.pa, pa), min(s.pa+uint64(s.size), pa+uint64(size))
+		for a := lo; a < hi; a++ {
+			sh, from := 8*(a-pa), 8*(a-s.pa)
+			v = v&^(0xff<<sh) | (s.v>>from&0xff)<<sh
+		}
+	}
+	return v
+}
+
+// wmoDrainOne drains one buffered store, drawn among those that may go
+// first: no older entry overlaps it or belongs to an earlier generation.
+// The oldest entry may always go.
+func (h *Hart) wmoDrainOne() {
+	w := h.w
+	var ok [wmoStores]int
+	n := 0
+	for j := 0; j < w.ns; j++ {
+		s := &w.st[j]
+		free := s.gen == w.st[0].gen
+		for k := 0; k < j && free; k++ {
+			free = !overlaps(w.st[k].pa, int(w.st[k].size), s.pa, int(s.size))
+		}
+		if free {
+			ok[n] = j
+			n++
+		}
+	}
+	j := 0
+	if n > 1 {
+		j = ok[h.m.wmo.rng.Uint64()%uint64(n)]
+	}
+	h.wmoDrain(j)
+}
+
+func (h *Hart) wmoDrainAll() {
+	for h.w.ns > 0 {
+		h.wmoDrain(0)
+	}
+}
+
+// wmoDrain writes buffer entry j to memory and removes it.
+func (h *Hart) wmoDrain(j int) {
+	w := h.w
+	s := w.st[j]
+	copy(w.st[j:w.ns], w.st[j+1:w.ns])
+	w.ns--
+	h.m.wmoWrite(s.pa, int(s.size), s.v)
+}
+
+// wmoWrite makes a drained store visible to every hart and device at once:
+// the one copy of memory changes, decoded code of the page is dropped, a
+// watcher of the page is told.
+func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
+	pn := (pa - m.RAM.Base) >> pageShift
+	fl := m.RAM.flag(pn)
+	if fl&pfCode != 0 {
+		m.invalidateCode(pn)
+	}
+	p, copied := m.RAM.writePage(pn)
+	if copied && fl&pfLoaded != 0 {
+		m.flushLoadTLBPage(pa >> pageShift)
+		m.RAM.clearFlag(pn, pfLoaded)
+	}
+	writeLE(p[pa&pageMask:], size, v)
+	if fl&pfWatch != 0 {
+		m.storeWatched(pa, size)
+	}
+}
+
+// overlaps reports whether [a, a+n) and [b, b+m) share a byte.
+func overlaps(a uint64, n int, b uint64, m int) bool {
+	return a < b+uint64(m) && b < a+uint64(n)
+}
+
+// extendLoad extends a loaded value as load kind k does.
+func extendLoad(k isa.Op, v uint64) uint64 {
+	switch k {
+	case isa.LB:
+		return uint64(int64(int8(v)))
+	case isa.LBU:
+		return uint64(uint8(v))
+	case isa.LH:
+		return uint64(int64(int16(v)))
+	case isa.LHU:
+		return uint64(uint16(v))
+	case isa.LW:
+		return sext32(uint32(v))
+	case isa.LWU:
+		return uint64(uint32(v))
+	}
+	return v
+}
+
+// Pending reports how many stores hart i has buffered and how many loads
+// it has deferred (both 0 under sc).
+func (m *Machine) Pending(i int) (stores, loads int) {
+	if h := m.harts[i]; h.w != nil {
+		return h.w.ns, h.w.nl
+	}
+	return 0, 0
+}
+
+// saveWMO writes the model's state: its stream, rates and every hart's
+// pending accesses. It is written only under rvwmo, so sc snapshots and
+// state hashes are what they were before the model existed.
+func (m *Machine) saveWMO(e *hw.Encoder) {
+	w := m.wmo
+	e.Tag("rvwmo")
+	w.rng.Save(e)
+	e.U64(w.deferPct)
+	e.U64(w.drainPct)
+	e.U64(w.resolvePct)
+	for _, h := range m.harts {
+		hs := h.w
+		e.U8(uint8(hs.ns))
+		for _, s := range hs.st[:hs.ns] {
+			e.U64(s.pa)
+			e.U64(s.v)
+			e.U8(s.size)
+			e.U32(s.gen)
+		}
+		e.U8(uint8(hs.nl))
+		for _, l := range hs.ld[:hs.nl] {
+			e.U64(l.pa)
+			e.U8(l.size)
+			e.U8(uint8(l.kind))
+			e.U8(l.rd)
+		}
+		e.U64(hs.ctrl)
+		e.U32(hs.gen)
+	}
+}
+
+// restoreWMO reads what saveWMO wrote and puts the machine under rvwmo,
+// checking every entry: a corrupt snapshot is an error, never a pending
+// access outside RAM.
+func (m *Machine) restoreWMO(d *hw.Decoder) error {
+	d.Tag("rvwmo")
+	w := &machineWMO{rng: NewPRNG(0)}
+	if err := w.rng.Restore(d); err != nil {
+		return err
+	}
+	w.deferPct, w.drainPct, w.resolvePct = d.U64(), d.U64(), d.U64()
+	if w.deferPct > 100 || w.drainPct > 100 || w.resolvePct > 100 {
+		d.Fail("rvwmo rates %d %d %d", w.deferPct, w.drainPct, w.resolvePct)
+	}
+	states := make([]*hartWMO, len(m.harts))
+	for i := range m.harts {
+		hs := new(hartWMO)
+		hs.ns = int(d.U8())
+		if hs.ns > wmoStores {
+			d.Fail("hart %d: %d buffered stores", i, hs.ns)
+			break
+		}
+		for k := 0; k < hs.ns; k++ {
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), gen: d.U32()}
+			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
+				d.Fail("hart %d: store-buffer entry %d", i, k)
+			}
+			hs.st[k] = s
+		}
+		hs.nl = int(d.U8())
+		if hs.nl > wmoLoads {
+			d.Fail("hart %d: %d deferred loads", i, hs.nl)
+			break
+		}
+		for k := 0; k < hs.nl; k++ {
+			l := wmoLoad{pa: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
+			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
+				!isLoadKind(l.kind) {
+				d.Fail("hart %d: deferred load %d", i, k)
+			}
+			hs.ld[k] = l
+			hs.pend |= regBit(l.rd)
+		}
+		hs.ctrl = d.U64()
+		hs.gen = d.U32()
+		if hs.ctrl&^hs.pend != 0 || (hs.ns > 0 && hs.st[hs.ns-1].gen > hs.gen) {
+			d.Fail("hart %d: rvwmo state", i)
+		}
+		states[i] = hs
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	m.wmo = w
+	for i, h := range m.harts {
+		h.w = states[i]
+	}
+	m.engine = EngineInterp
+	m.cfg.MemoryModel = ModelRVWMO
+	return nil
+}
+
+// wmoAccessOK reports whether a saved access is one the model could have
+// made: a power-of-two size within one page of RAM.
+func wmoAccessOK(m *Machine, pa uint64, size uint8) bool {
+	switch size {
+	case 1, 2, 4, 8:
+	default:
+		return false
+	}
+	return m.RAM.Contains(pa, uint64(size)) && pa&pageMask <= pageSize-uint64(size)
+}
+
+func isLoadKind(k isa.Op) bool {
+	switch k {
+	case isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package emu
+
+import (
+	"testing"
+
+	"everett/isa"
+)
+
+// wmoProgram: each hart counts in a0, stores the count to its own word and
+// adds the other hart's word to s0, forever; it re-reads its own word and
+// counts in s1 the times it did not see its own last store (never: a hart
+// observes its own accesses in program order).
+var wmoProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a0,zero,0",
+	"addi s0,zero,0",
+	"addi s1,zero,0", // 80000030
+	"addi a0,a0,1",   // 80000034: loop
+	"sw a0,0(a3)",
+	"lw a1,0(a4)",
+	"add s0,s0,a1", // 80000040
+	"lw a2,0(a3)",
+	"beq a2,a0,80000050",
+	"addi s1,s1,1",
+	"j 80000034", // 80000050
+}
+
+func wmoBuild(t *testing.T, model MemoryModel, seed uint64) func() (*Machine, error) {
+	return programBuild(t, wmoProgram, 2, 97, func(m *Machine) {
+		m.cfg.Seed = seed
+		if err := m.SetMemoryModel(model); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func mustBuild(t *testing.T, build func() (*Machine, error)) *Machine {
+	t.Helper()
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestRVWMORunsWithTheSameSeedAgreeHashForHash(t *testing.T) {
+	a, b := mustBuild(t, wmoBuild(t, ModelRVWMO, 5)), mustBuild(t, wmoBuild(t, ModelRVWMO, 5))
+	if _, d := CompareRuns(a, b, 1000, 100_000); d != nil {
+		t.Fatal(d)
+	}
+}
+
+func TestAHartSeesItsOwnStoresInProgramOrderUnderRVWMO(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		m := mustBuild(t, wmoBuild(t, ModelRVWMO, seed))
+		m.Run(200_000)
+		for _, h := range m.harts {
+			if h.w.nl > 0 {
+				h.wmoResolveAll() // s1 may be pending
+			}
+			if s1 := h.X(9); s1 != 0 {
+				t.Errorf("seed %d hart %d: %d own loads missed the own last store", seed, h.ID, s1)
+			}
+		}
+	}
+}
+
+// TestRVWMOSeedsDrawDifferentReorderings: under the fixed schedule, sc
+// runs with different seeds are the same run; rvwmo runs are not, since
+// the seed draws when stores drain and loads resolve.
+func TestRVWMOSeedsDrawDifferentReorderings(t *testing.T) {
+	for _, model := range []MemoryModel{ModelSC, ModelRVWMO} {
+		a, b := mustBuild(t, wmoBuild(t, model, 1)), mustBuild(t, wmoBuild(t, model, 2))
+		a.Run(100_000)
+		b.Run(100_000)
+		if a.wmo != nil {
+			a.wmoSettleAll()
+			b.wmoSettleAll()
+		}
+		differ := a.harts[0].X(8) != b.harts[0].X(8) || a.harts[1].X(8) != b.harts[1].X(8)
+		if want := model == ModelRVWMO; differ != want {
+			t.Errorf("%v: sums %d %d (seed 1) and %d %d (seed 2) differ: %v, want %v", model,
+				a.harts[0].X(8), a.harts[1].X(8), b.harts[0].X(8), b.harts[1].X(8), differ, want)
+		}
+	}
+}
+
+func TestAnRVWMOSnapshotMidRunContinuesExactly(t *testing.T) {
+	a, b := mustBuild(t, wmoBuild(t, ModelRVWMO, 3)), mustBuild(t, wmoBuild(t, ModelRVWMO, 3))
+	found := false
+	for at := uint64(1000); at < 50_000 && !found; at += 37 {
+		b.Run(at)
+		for _, h := range b.harts {
+			found = found || h.w.ns > 0 || h.w.nl > 0
+		}
+	}
+	if !found {
+		t.Fatal("never anything pending")
+	}
+	snap := b.Snapshot()
+	c := mustBuild(t, wmoBuild(t, ModelSC, 99)) // the snapshot brings the model and its stream
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if c.MemoryModel() != ModelRVWMO || c.StateHash() != b.StateHash() {
+		t.Fatalf("restored: model %v, hash %x, want %x", c.MemoryModel(), c.StateHash(), b.StateHash())
+	}
+	a.Run(100_000)
+	c.Run(100_000)
+	if a.StateHash() != c.StateHash() {
+		t.Fatalf("straight run %x, snapshot and restore %x", a.StateHash(), c.StateHash())
+	}
+}
+
+func TestAnSCSnapshotRestoredIntoAnRVWMOMachineIsSC(t *testing.T) {
+	a := mustBuild(t, wmoBuild(t, ModelSC, 1))
+	a.Run(1000)
+	b := mustBuild(t, wmoBuild(t, ModelRVWMO, 1))
+	if err := b.RestoreSnapshot(a.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if b.MemoryModel() != ModelSC || b.StateHash() != a.StateHash() {
+		t.Fatalf("model %v, hash %x, want sc and %x", b.MemoryModel(), b.StateHash(), a.StateHash())
+	}
+}
+
+// rvwmoHart returns hart 0 of a fresh one-hart rvwmo machine with seed.
+func rvwmoHart(t *testing.T, seed uint64) *Hart {
+	t.Helper()
+	m, err := New(Config{RAMBytes: 1 << 20, Harts: 1, Seed: seed, MemoryModel: ModelRVWMO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.harts[0]
+}
+
+// The buffer drains in a drawn order, but never two overlapping stores out
+// of order and never a store past a fence w,w before it (Unprivileged ISA,
+// "RVWMO Memory Consistency Model", preserved program order rules 1 and 4).
+func TestTheStoreBufferKeepsCoherenceAndFenceMarks(t *testing.T) {
+	const base = DefaultRAMBase
+	orders := map[string]bool{}
+	for seed := uint64(0); seed < 200; seed++ {
+		h := rvwmoHart(t, seed)
+		w := h.w
+		// 0: x=1, 1: y=1, 2: x=2 (overlaps 0), fence w,w, 3: z=1, 4: y=2 (overlaps 1)
+		push := func(off, v uint64) {
+			w.st[w.ns] = wmoStore{pa: base + off, v: v, size: 8, gen: w.gen}
+			w.ns++
+		}
+		push(0, 1)
+		push(64, 1)
+		push(0, 2)
+		w.gen++
+		push(128, 1)
+		push(64, 2)
+		var order []uint64
+		for w.ns > 0 {
+			before := map[uint64]bool{}
+			for _, s := range w.st[:w.ns] {
+				before[s.pa<<8|s.v] = true
+			}
+			h.wmoDrainOne()
+			for _, s := range w.st[:w.ns] {
+				delete(before, s.pa<<8|s.v)
+			}
+			for k := range before {
+				order = append(order, k)
+			}
+		}
+		pos := map[uint64]int{}
+		for i, k := range order {
+			pos[k] = i
+		}
+		x1, y1, x2, z1, y2 := pos[base<<8|1], pos[(base+64)<<8|1], pos[base<<8|2], pos[(base+128)<<8|1], pos[(base+64)<<8|2]
+		if x1 > x2 || y1 > y2 || max(x1, y1, x2) > min(z1, y2) {
+			t.Fatalf("seed %d: drained out of order: %x", seed, order)
+		}
+		orders[fmtOrder(order)] = true
+	}
+	if len(orders) < 3 {
+		t.Errorf("only %d drain orders in 200 seeds", len(orders))
+	}
+}
+
+func fmtOrder(o []uint64) string {
+	s := ""
+	for _, k := range o {
+		s += string(rune('a'+k&0xff)) + string(rune('0'+(k>>8)&0xff))
+	}
+	return s
+}
+
+// A hart's loads see its own buffered stores byte by byte, youngest first,
+// over memory (the Load Value Axiom's program-order half).
+func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
+	h := rvwmoHart(t, 1)
+	const a = DefaultRAMBase + 0x100
+	if err := h.m.WritePhys(a, []byte{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	w := h.w
+	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2}
+	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1}
+	w.ns = 2
+	if got, want := h.wmoRead(a, 8), uint64(0x08070605ccaa0201); got != want {
+		t.Errorf("read %#x, want %#x", got, want)
+	}
+	if got, want := h.wmoRead(a+3, 2), uint64(0x05cc); got != want {
+		t.Errorf("read %#x, want %#x", got, want)
+	}
+	h.wmoSettle()
+	var b [8]byte
+	h.m.ReadPhys(a, b[:])
+	if b != [8]byte{1, 2, 0xaa, 0xcc, 5, 6, 7, 8} {
+		t.Errorf("memory after the drain: % x", b)
+	}
+}
+
+// Fences (Unprivileged ISA §2.7): what each predecessor/successor set
+// leaves pending.
+func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
+	for _, c := range []struct {
+		fence         string
+		raw           uint32
+		loads, stores bool // left pending
+		gen           bool // a barrier mark
+	}{
+		{"fence rw,rw", 0x0330000f, false, false, false},
+		{"fence r,r", 0x0220000f, false, true, false},
+		{"fence w,w", 0x0110000f, true, true, true},
+		{"fence w,r", 0x0120000f, true, false, false},
+		{"fence r,w", 0x0210000f, false, true, false},
+		{"fence.tso", 0x8330000f, false, true, true},
+		{"fence iorw,ow", 0x0f50000f, false, true, true},
+	} {
+		h := rvwmoHart(t, 1)
+		w := h.w
+		w.st[0] = wmoStore{pa: DefaultRAMBase, v: 1, size: 8}
+		w.ns = 1
+		w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
+		w.nl, w.pend = 1, regBit(5)
+		h.wmoFence(c.raw)
+		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen {
+			t.Errorf("%s: loads pending %v, stores pending %v, mark %v; want %v %v %v",
+				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, c.loads, c.stores, c.gen)
+		}
+	}
+}
+
+// A hostile guest under rvwmo (see runRandomCode): random words on two
+// harts, with and without preemption at communication events. The host
+// never panics, and the pending accesses survive a snapshot exactly.
+func TestRandomCodeUnderRVWMONeverCrashesTheHost(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 20
+	}
+	pending := 0
+	for seed := uint64(0); seed < uint64(n); seed++ {
+		m, err := newRandomCode(seed, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+			t.Fatal(err)
+		}
+		m.Run(20_000)
+		for _, h := range m.harts {
+			pending += h.w.ns + h.w.nl
+		}
+		c, err := New(Config{RAMBytes: 1 << 20, Harts: 2, Quantum: 97})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.RestoreSnapshot(m.Snapshot()); err != nil {
+			t.Fatalf("seed %d: restore: %v", seed, err)
+		}
+		if c.StateHash() != m.StateHash() {
+			t.Fatalf("seed %d: a restored machine hashes differently", seed)
+		}
+		m.Run(40_000)
+		c.Run(40_000)
+		if c.StateHash() != m.StateHash() {
+			t.Fatalf("seed %d: the restored machine goes on differently", seed)
+		}
+	}
+	t.Logf("%d accesses pending at the snapshots", pending)
+}

@@ -1,0 +1,101 @@
+package explorer
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The handoff example (guest-images/examples/handoff): message passing
+// through a flag without fences. Correct under sc whatever the schedule;
+// under rvwmo the consumer can see the new flag with an old message.
+
+const handoffSignature = "assertion: always: the consumer sees the whole message"
+
+func handoffSpec(t *testing.T, name, model string) *Spec {
+	t.Helper()
+	elf := buildExample(t, "handoff")
+	s, err := ELFSpec(filepath.Join(filepath.Dir(elf), name+".elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMemoryModel(model); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTheMissingFenceInTheHandoffIsFoundUnderRVWMOAndReplaysAndBisects(t *testing.T) {
+	s := handoffSpec(t, "handoff", "rvwmo")
+	// README: found within 10 universes from seed 1 (the test allows 100).
+	u, res := firstFailure(t, s, 1, 100)
+	if u < 0 {
+		t.Fatalf("not found in %d universes", res.Universes)
+	}
+	r := res.Failures[0]
+	if r.Signature != handoffSignature {
+		t.Fatalf("found %q", r.Signature)
+	}
+	t.Logf("%s in universe %d", r.Signature, u)
+	got, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Reproduced {
+		t.Fatal("the failure does not replay exactly")
+	}
+	p, err := ParsePredicate("failure", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bisect(r, BisectOptions{Predicate: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Found || b.First > r.ICount {
+		t.Fatalf("bisect: found %v at %d, the failure is at %d", b.Found, b.First, r.ICount)
+	}
+	t.Logf("the failure first holds at instruction %d: hart %d at %#x %s", b.First, b.At.Hart, b.At.PC, b.At.Disasm)
+}
+
+func TestTheHandoffPassesUnderSCAndWithItsFencesUnderRVWMO(t *testing.T) {
+	for _, c := range []struct{ name, model string }{
+		{"handoff", "sc"},
+		{"handoff-fenced", "rvwmo"},
+		{"handoff-fenced", "swarm"},
+	} {
+		s := handoffSpec(t, c.name, c.model)
+		if u, res := firstFailure(t, s, 1, 60); u >= 0 {
+			t.Errorf("%s under %s: %s in universe %d", c.name, c.model, res.Failures[0].Signature, u)
+		}
+	}
+}
+
+func TestASpecNamesAnUnknownMemoryModel(t *testing.T) {
+	s := &Spec{}
+	if err := s.SetMemoryModel("tso"); err == nil || !strings.Contains(err.Error(), "memory_model") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSwarmDrawsTheMemoryModelLastAndOnlyWhenAsked(t *testing.T) {
+	s := handoffSpec(t, "handoff", "")
+	w := handoffSpec(t, "handoff", "swarm")
+	rv := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		a, b := drawPlan(s, seed), drawPlan(w, seed)
+		if a.Model != 0 {
+			t.Fatalf("seed %d: the default spec drew %v", seed, a.Model)
+		}
+		if b.Model != 0 {
+			rv++
+		}
+		b.Model = a.Model
+		if a != b {
+			t.Fatalf("seed %d: swarm's model draw changed the rest of the plan:\n%+v\n%+v", seed, a, b)
+		}
+	}
+	if rv < 60 || rv > 140 {
+		t.Errorf("swarm drew rvwmo for %d of 200 seeds, want about half", rv)
+	}
+}
