@@ -147,6 +147,13 @@ type miss struct {
 	k int
 }
 
+// missExit returns the label of a new out-of-line exit before op k.
+func (l *lowering) missExit(k int) *label {
+	ms := miss{l: newLabel(), k: k}
+	l.misses = append(l.misses, ms)
+	return ms.l
+}
+
 // jitPrefix is the number of leading ops of b the translator handles.
 func jitPrefix(b *block) int {
 	n := 0
@@ -805,8 +812,7 @@ func (l *lowering) div(o *op) {
 // sends accesses that cross the page to the slow path, as exec does.
 func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	a := &l.a
-	ms := miss{l: newLabel(), k: k}
-	l.misses = append(l.misses, ms)
+	leave := l.missExit(k)
 	a.movRR(rcx, rax)
 	a.shiftRI(shiftShr, rcx, pageShift)
 	a.aluRI32(aluAnd, rcx, tlbMask)
@@ -818,7 +824,7 @@ func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	}
 	a.shiftRI(shiftShr, rdx, pageShift)
 	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
-	a.jcc(ccNE, ms.l)
+	a.jcc(ccNE, leave)
 	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
 }
 
@@ -884,17 +890,16 @@ func (l *lowering) store(o *op, k int) {
 // op's block. Only SIE changes, so setMstatus's flushes do not apply.
 func (l *lowering) sstatus(o *op, k int) {
 	a := &l.a
-	ms := miss{l: newLabel(), k: k}
-	l.misses = append(l.misses, ms)
+	leave := l.missExit(k)
 	a.cmpMI8(at(rH, offPriv), PrivS)
-	a.jcc(ccB, ms.l)
+	a.jcc(ccB, leave)
 	write := o.rm != 0
 	reg := o.kind == isa.CSRRS || o.kind == isa.CSRRC
 	if write && reg {
 		l.getX(rcx, o.rs1)
 		a.movRR(rdx, rcx)
 		a.aluRI(aluAnd, rdx, ^int32(mstatusSIE))
-		a.jcc(ccNE, ms.l) // a bit other than SIE
+		a.jcc(ccNE, leave) // a bit other than SIE
 	}
 	// readMstatus() & sstatusReadable: SD only when FS is dirty.
 	a.load64(rax, at(rH, offMstatus))
@@ -958,8 +963,7 @@ func (l *lowering) amo(o *op, k int) {
 	case isa.LR_W, isa.SC_W, isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W:
 		size = 4
 	}
-	ms := miss{l: newLabel(), k: k}
-	l.misses = append(l.misses, ms)
+	leave := l.missExit(k)
 	lr := o.kind == isa.LR_W || o.kind == isa.LR_D
 	sc := o.kind == isa.SC_W || o.kind == isa.SC_D
 	tlb := rST
@@ -967,12 +971,12 @@ func (l *lowering) amo(o *op, k int) {
 		tlb = rLT
 	} else {
 		a.cmpMI8(at(rH, offJComm), 0)
-		a.jcc(ccNE, ms.l)
+		a.jcc(ccNE, leave)
 	}
 	l.getX(rax, o.rs1)
 	a.movRR(rcx, rax)
 	a.aluRI32(aluAnd, rcx, int32(size-1))
-	a.jcc(ccNE, ms.l) // misaligned: the interpreter raises it
+	a.jcc(ccNE, leave) // misaligned: the interpreter raises it
 	l.tlbProbe(tlb, size, k)
 	at0 := at(rax, 0)
 	if lr || sc {
@@ -1051,14 +1055,13 @@ func (l *lowering) amo(o *op, k int) {
 // MXCSR and reach fflags at every exit (runJIT), as they would op by op.
 func (l *lowering) fp(o *op, k int) {
 	a := &l.a
-	ms := miss{l: newLabel(), k: k}
-	l.misses = append(l.misses, ms)
+	leave := l.missExit(k)
 	// mstatus.FS off: illegal instruction, which the interpreter raises.
 	a.testMI(at(rH, offMstatus), mstatusFS)
-	a.jcc(ccE, ms.l)
+	a.jcc(ccE, leave)
 	if usesRM(o.kind) && o.rm == isa.DYN {
 		a.aluMI(aluCmp, at(rH, offFrm), isa.RNE)
-		a.jcc(ccNE, ms.l)
+		a.jcc(ccNE, leave)
 	}
 	dirty := true
 	switch o.kind {
@@ -1124,7 +1127,7 @@ func (l *lowering) fp(o *op, k int) {
 			a.sseArith(op, xmm0, fm(o.rs2))
 		}
 		a.ucomisdRR(xmm0, xmm0)
-		a.jcc(ccP, ms.l)
+		a.jcc(ccP, leave)
 		a.movsdStore(fm(o.rd), xmm0)
 	}
 	if dirty {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,15 +140,11 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return usageErr("--out: %v", err)
 	}
 	if f.cpuProf != "" {
-		pf, err := os.Create(f.cpuProf)
+		stop, err := startCPUProfile(f.cpuProf)
 		if err != nil {
-			return usageErr("--cpuprofile: %v", err)
+			return err
 		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return usageErr("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir}
 	if f.consoleDir != "" {

@@ -325,15 +325,11 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	if f.cpuProf != "" {
-		pf, err := os.Create(f.cpuProf)
+		stop, err := startCPUProfile(f.cpuProf)
 		if err != nil {
-			return usageErr("--cpuprofile: %v", err)
+			return err
 		}
-		defer pf.Close()
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return usageErr("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 
 	start := time.Now()
@@ -504,5 +500,22 @@ func openConsole(path string, stdout io.Writer) (io.Writer, func(), error) {
 	return bw, func() {
 		bw.Flush()
 		cf.Close()
+	}, nil
+}
+
+// startCPUProfile writes a Go CPU profile to path (the hidden --cpuprofile
+// flag of run and explore) until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, usageErr("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, usageErr("--cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		pf.Close()
 	}, nil
 }
