@@ -319,15 +319,7 @@ func (m *Machine) WritePhys(pa uint64, b []byte) error {
 		a := pa + off
 		pn := (a - m.RAM.Base) >> pageShift
 		n := min(uint64(len(b))-off, pageSize-a&pageMask)
-		fl := m.RAM.flag(pn)
-		if fl&pfCode != 0 {
-			m.invalidateCode(pn)
-		}
-		p, copied := m.RAM.writePage(pn)
-		if copied && fl&pfLoaded != 0 {
-			m.flushLoadTLBPage(a >> pageShift)
-			m.RAM.clearFlag(pn, pfLoaded)
-		}
+		p, _ := m.pageToWrite(pn, a)
 		copy(p[a&pageMask:], b[off:off+n])
 		off += n
 	}

@@ -184,3 +184,20 @@ func (r *RAM) Write(pa uint64, b []byte) {
 		off += uint64(n)
 	}
 }
+
+// pageToWrite readies RAM page pn (holding pa) for a write and returns it
+// with the flags it had: decoded code of the page is dropped, and a page
+// copied on write leaves the load TLBs that pointed at the shared copy.
+// The caller still tells a watcher (pfWatch) after writing.
+func (m *Machine) pageToWrite(pn, pa uint64) (*page, uint8) {
+	fl := m.RAM.flag(pn)
+	if fl&pfCode != 0 {
+		m.invalidateCode(pn)
+	}
+	p, copied := m.RAM.writePage(pn)
+	if copied && fl&pfLoaded != 0 {
+		m.flushLoadTLBPage(pa >> pageShift)
+		m.RAM.clearFlag(pn, pfLoaded)
+	}
+	return p, fl
+}

@@ -273,15 +273,9 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	}
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
-	fl := h.ram.flag(pn)
+	p, fl := m.pageToWrite(pn, pa)
 	if fl&pfCode != 0 {
-		m.invalidateCode(pn)
 		res = stExit
-	}
-	p, copied := h.ram.writePage(pn)
-	if copied && fl&pfLoaded != 0 {
-		m.flushLoadTLBPage(pa >> pageShift)
-		h.ram.clearFlag(pn, pfLoaded)
 	}
 	writeLE(p[pa&pageMask:], size, v)
 	if fl&pfWatch != 0 {

@@ -523,16 +523,7 @@ func (h *Hart) wmoDrain(j int) {
 // the one copy of memory changes, decoded code of the page is dropped, a
 // watcher of the page is told.
 func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
-	pn := (pa - m.RAM.Base) >> pageShift
-	fl := m.RAM.flag(pn)
-	if fl&pfCode != 0 {
-		m.invalidateCode(pn)
-	}
-	p, copied := m.RAM.writePage(pn)
-	if copied && fl&pfLoaded != 0 {
-		m.flushLoadTLBPage(pa >> pageShift)
-		m.RAM.clearFlag(pn, pfLoaded)
-	}
+	p, fl := m.pageToWrite((pa-m.RAM.Base)>>pageShift, pa)
 	writeLE(p[pa&pageMask:], size, v)
 	if fl&pfWatch != 0 {
 		m.storeWatched(pa, size)
