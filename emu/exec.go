@@ -310,7 +310,44 @@ func (h *Hart) branch(vpc uint64, o *op, taken bool, i int) int {
 func (h *Hart) load(vpc uint64, o *op, i int, a uint64, size int) (uint64, bool) {
 	h.pc = vpc + uint64(o.off)
 	h.pos = i
-	return h.loadSlow(a, size)
+	h.cut = false
+	v, ok := h.loadSlow(a, size)
+	if ok && h.cut {
+		h.cutLoad(o, v)
+		return 0, false
+	}
+	return v, ok
+}
+
+// cutLoad finishes load op o, which read v from a device that scheduled
+// an event and so cut the hart's merged turn (merge.go): it writes the
+// destination and ends the block after the op (ended counts its slot),
+// so that no instruction runs past the round the event fires at.
+func (h *Hart) cutLoad(o *op, v uint64) {
+	h.m.cutLoads++
+	switch o.kind {
+	case isa.LB:
+		h.x[o.rd] = uint64(int64(int8(v)))
+	case isa.LBU:
+		h.x[o.rd] = uint64(uint8(v))
+	case isa.LH:
+		h.x[o.rd] = uint64(int64(int16(v)))
+	case isa.LHU:
+		h.x[o.rd] = uint64(uint16(v))
+	case isa.LW:
+		h.x[o.rd] = uint64(int64(int32(v)))
+	case isa.LWU:
+		h.x[o.rd] = uint64(uint32(v))
+	case isa.LD:
+		h.x[o.rd] = v
+	case isa.FLW:
+		h.f[o.rd] = box(uint32(v))
+		h.dirtyFP()
+	case isa.FLD:
+		h.f[o.rd] = v
+		h.dirtyFP()
+	}
+	h.pc += uint64(o.len)
 }
 
 // store is the slow path of a store op.

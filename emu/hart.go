@@ -209,6 +209,7 @@ type Hart struct {
 	halted   bool // stopped by the machine (never started, or powered off)
 	trapped  bool // the op that ended the last block raised a trap
 	yield    bool // the scheduler preempted the hart before an access (comm.go)
+	cut      bool // a device access cut the hart's merged turn (merge.go)
 
 	// Engine caches: never saved, rebuilt on demand. c is allocated when
 	// the hart first runs (ensureCaches), so that building or restoring a

@@ -182,6 +182,12 @@ type Machine struct {
 	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
 	jitStats JITStats
 	jitEager bool // translate blocks on their second run (CompareEngines)
+
+	mg      merge // the merged turn of a one-hart machine (merge.go)
+	noMerge bool  // run rounds one by one (tests compare the two)
+	// Rounds that joined a merged turn, and device reads that cut one
+	// (diagnostics, not state).
+	mergedRounds, cutLoads uint64
 }
 
 // New builds a machine. Devices are added with Map before Run.
@@ -399,6 +405,9 @@ func (m *Machine) TicksToTime(ticks uint64) uint64 {
 
 // Schedule implements hw.Clock.
 func (m *Machine) Schedule(at uint64, t hw.EventTarget, tag uint64) uint64 {
+	if m.mg.on {
+		m.cutMerge()
+	}
 	if m.cur != nil && at < m.sliceEnd {
 		at = m.sliceEnd
 	}
@@ -412,6 +421,9 @@ func (m *Machine) Schedule(at uint64, t hw.EventTarget, tag uint64) uint64 {
 
 // Cancel implements hw.Clock.
 func (m *Machine) Cancel(id uint64) {
+	if m.mg.on {
+		m.cutMerge()
+	}
 	for i := range m.events {
 		if m.events[i].seq == id {
 			heap.Remove(&m.events, i)
@@ -489,6 +501,9 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 					h.waiting = false
 				}
 				m.startSlice(h)
+				if m.canMerge(h) {
+					m.beginMerge(until)
+				}
 			}
 			m.ran = true
 			end := m.sliceEnd
@@ -496,6 +511,9 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				end = h.stallAt
 			}
 			m.runSlice(h, end, limit)
+			if m.mg.on {
+				m.settleMerge(h)
+			}
 			if h.yield {
 				// Preempted before an access: the turn is over.
 				h.yield = false
@@ -580,6 +598,11 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		h.ensureCaches()
 	}
 	for h.local < end && !h.waiting && !m.stopped && !h.halted && !h.yield {
+		if m.mg.on {
+			if end = m.mergeEnd(h); h.local >= end {
+				return // cut
+			}
+		}
 		budget := end - h.local
 		if limit != 0 {
 			budget = min(budget, limit-m.icount)

@@ -179,7 +179,7 @@ func (m *Machine) planRound() uint64 {
 	if s.cfg.Mode == SchedFixed {
 		return m.cfg.Quantum
 	}
-	q := s.cfg.QuantumMin + s.rng.Uint64()%(s.cfg.QuantumMax-s.cfg.QuantumMin+1)
+	q := s.cfg.drawQuantum(s.rng)
 	switch s.cfg.Mode {
 	case SchedRandom:
 		copy(s.order, s.perm(n))
@@ -197,12 +197,23 @@ func (m *Machine) planRound() uint64 {
 		slices.SortStableFunc(s.order, func(a, b int) int { return s.prio[b] - s.prio[a] })
 	}
 	for i := range s.stall {
-		s.stall[i] = 0
-		if s.cfg.StallPercent > 0 && s.rng.Uint64()%100 < s.cfg.StallPercent {
-			s.stall[i] = 1 + s.rng.Uint64()%q
-		}
+		s.stall[i] = s.cfg.drawStall(s.rng, q)
 	}
 	return q
+}
+
+// drawQuantum draws a round's quantum (random and pct).
+func (c *SchedConfig) drawQuantum(r *PRNG) uint64 {
+	return c.QuantumMin + r.Uint64()%(c.QuantumMax-c.QuantumMin+1)
+}
+
+// drawStall draws how much of a round of quantum q a hart runs before it
+// stalls (0: it does not).
+func (c *SchedConfig) drawStall(r *PRNG, q uint64) uint64 {
+	if c.StallPercent > 0 && r.Uint64()%100 < c.StallPercent {
+		return 1 + r.Uint64()%q
+	}
+	return 0
 }
 
 // saveSched writes the scheduler's state.

@@ -231,3 +231,44 @@ func TestSnapshotsDuringAnSMPBootRestoreToTheStraightRun(t *testing.T) {
 		}
 	}
 }
+
+// A one-hart boot under a random schedule of short rounds, as the explorer
+// draws them, runs its rounds merged (emu/merge.go) exactly as one by one:
+// the same state at stops inside and between rounds, the same console.
+func TestALinuxBootRunsItsMergedRoundsExactlyAsOneByOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots Linux twice")
+	}
+	var vms [2]*board.VirtMachine
+	var outs [2]*bytes.Buffer
+	for i := range vms {
+		vms[i], outs[i] = bootLinux(t, 1, linuxAppend, 1)
+		if err := vms[i].SetSchedule(emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 64, StallPercent: 5, Seed: 7}); err != nil {
+			t.Fatal(err)
+		}
+		vms[i].MergeRounds(i == 1)
+	}
+	for at := uint64(9_999_991); ; at += 7_000_003 {
+		r0, r1 := vms[0].Run(at), vms[1].Run(at)
+		if r0 != r1 || vms[0].ICount() != vms[1].ICount() || vms[0].StateHash() != vms[1].StateHash() {
+			t.Fatalf("at %d: one by one %v at %d (%x), merged %v at %d (%x)", at,
+				r0, vms[0].ICount(), vms[0].StateHash(), r1, vms[1].ICount(), vms[1].StateHash())
+		}
+		if r0 != emu.StopLimit {
+			if r0 != emu.StopPowerOff || !strings.Contains(outs[0].String(), smokeOK) {
+				t.Fatalf("stopped with %v:\n%s", r0, tail(outs[0].String()))
+			}
+			break
+		}
+		if at > linuxBudget {
+			t.Fatal("no power-off within the budget")
+		}
+	}
+	if outs[0].String() != outs[1].String() {
+		t.Fatal("the consoles differ")
+	}
+	if n0, n1 := vms[0].MergedRounds(), vms[1].MergedRounds(); n0 != 0 || n1 == 0 {
+		t.Fatalf("rounds merged: %d one by one, %d merged", n0, n1)
+	}
+	t.Logf("%d rounds merged", vms[1].MergedRounds())
+}
