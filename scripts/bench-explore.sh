@@ -8,6 +8,10 @@
 #      guest-images/linux), LINUX_UNIVERSES universes (default 24).
 # Both engines must find the same failures (results never depend on the
 # engine). Prints universes/s for each and the ratio jit/interp.
+# BASE=path/to/an/older/everett also runs that binary (engine flag
+# omitted) on both specs in the same invocation and prints jit/base: how
+# much faster universes run than they did before (issue 10 measured it
+# against the commit before the JIT, 18390b7^).
 set -eu
 cd "$(dirname "$0")/.."
 EVERETT=bin/everett
@@ -36,10 +40,15 @@ YAML
 explore() {
 	d="$tmp/$1-$4"
 	rc=0
-	"$EVERETT" explore "$2" --seed 1 --universes "$3" --workers "$WORKERS" --engine "$4" --out "$d" \
-		>"$d.out" 2>"$d.err" || rc=$?
-	[ "$rc" -le 1 ] || { echo "bench-explore: explore $2 --engine $4 exited $rc:" >&2; tail -5 "$d.err" >&2; exit 1; }
-	sed -n 's/^explored .* (\([0-9.]*\) universes\/s, engine .*/\1/p' "$d.out"
+	if [ "$4" = base ]; then
+		"$BASE" explore "$2" --seed 1 --universes "$3" --workers "$WORKERS" --out "$d" \
+			>"$d.out" 2>"$d.err" || rc=$?
+	else
+		"$EVERETT" explore "$2" --seed 1 --universes "$3" --workers "$WORKERS" --engine "$4" --out "$d" \
+			>"$d.out" 2>"$d.err" || rc=$?
+	fi
+	[ "$rc" -le 1 ] || { echo "bench-explore: explore $2 ($4) exited $rc:" >&2; tail -5 "$d.err" >&2; exit 1; }
+	sed -n 's/^explored .* (\([0-9.]*\) universes\/s.*/\1/p' "$d.out"
 }
 
 # failures NAME ENGINE: the failure signatures of a run, sorted.
@@ -61,4 +70,8 @@ for run in "kv guest-images/examples/kv/spec.yaml $KV_UNIVERSES kv-example-(3-no
 		gsub("-", " ", name)
 		printf "  %s, %d universes: jit %.2f universes/s, interp %.2f universes/s\n", name, n, j, i
 		printf "    jit / interp = %.2f\n", j / i }'
+	if [ -n "${BASE:-}" ]; then
+		ub=$(explore "$1" "$2" "$3" base)
+		awk -v j="$uj" -v b="$ub" 'BEGIN { printf "    base %.2f universes/s; jit / base = %.2f\n", b, j / b }'
+	fi
 done
