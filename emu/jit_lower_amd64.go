@@ -110,12 +110,32 @@ func jitOp(o *op) bool {
 		return o.rm == isa.RNE || o.rm == isa.DYN
 	case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
 		return cpu.X86.HasFMA && (o.rm == isa.RNE || o.rm == isa.DYN)
+	case isa.CSRRW, isa.CSRRWI:
+		_, plain := plainCSRs[o.csr]
+		return plain
 	case isa.CSRRS, isa.CSRRC:
-		return o.csr == isa.CSRSstatus
+		_, plain := plainCSRs[o.csr]
+		return o.csr == isa.CSRSstatus || plain
 	case isa.CSRRSI, isa.CSRRCI:
-		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE)
+		_, plain := plainCSRs[o.csr]
+		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE) || plain
 	}
 	return false
+}
+
+// plainCSRs are the CSRs that are one field of the hart, read as they are
+// and written with at most bit 0 cleared (Hart.readCSR, writeCSR): the
+// scratch, epc, cause and tval registers trap entries and exits read and
+// write one after another. The value is the field's offset.
+var plainCSRs = map[uint16]int32{
+	isa.CSRSscratch: int32(unsafe.Offsetof(Hart{}.sscratch)),
+	isa.CSRSepc:     int32(unsafe.Offsetof(Hart{}.sepc)),
+	isa.CSRScause:   int32(unsafe.Offsetof(Hart{}.scause)),
+	isa.CSRStval:    int32(unsafe.Offsetof(Hart{}.stval)),
+	isa.CSRMscratch: int32(unsafe.Offsetof(Hart{}.mscratch)),
+	isa.CSRMepc:     int32(unsafe.Offsetof(Hart{}.mepc)),
+	isa.CSRMcause:   int32(unsafe.Offsetof(Hart{}.mcause)),
+	isa.CSRMtval:    int32(unsafe.Offsetof(Hart{}.mtval)),
 }
 
 // lowering is the state of one translation: a region of decoded blocks
@@ -735,8 +755,12 @@ func (l *lowering) op(o *op, i int) bool {
 		l.amo(o, i)
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
-	case isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
-		l.sstatus(o, i)
+	case isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
+		if o.csr == isa.CSRSstatus {
+			l.sstatus(o, i)
+		} else {
+			l.plainCSR(o, i)
+		}
 	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
 		isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D,
 		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
@@ -944,6 +968,47 @@ func (l *lowering) sstatus(o *op, k int) {
 			a.jmp(l.exitB)
 		})
 	}
+}
+
+// plainCSR lowers an access to one of plainCSRs as csrOp does it: below
+// the CSR's privilege (bits 9:8 of its number) it leaves to the
+// interpreter before the op, which raises the trap; otherwise the old value
+// goes to rd and, if the op writes, the new one (the source, or the old
+// value with the source's bits set or cleared; an epc's bit 0 cleared) to
+// the field.
+func (l *lowering) plainCSR(o *op, k int) {
+	a := &l.a
+	off := plainCSRs[o.csr]
+	leave := l.missExit(k)
+	a.cmpMI8(at(rH, offPriv), uint8(o.csr>>8&3))
+	a.jcc(ccB, leave)
+	write := o.rm != 0 // as exec passes it to csrOp
+	if write {
+		if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
+			l.getX(rcx, o.rs1)
+		} else {
+			a.movImm(rcx, int64(o.rs1)) // the immediate
+		}
+	}
+	a.load64(rax, at(rH, off))
+	if write {
+		switch o.kind {
+		case isa.CSRRW, isa.CSRRWI:
+			a.movRR(rdx, rcx)
+		case isa.CSRRS, isa.CSRRSI:
+			a.movRR(rdx, rax)
+			a.aluRR(aluOr, rdx, rcx)
+		default:
+			a.movRR(rdx, rax)
+			a.aluRR(aluOr, rdx, rcx)
+			a.aluRR(aluXor, rdx, rcx)
+		}
+		if o.csr == isa.CSRSepc || o.csr == isa.CSRMepc {
+			a.aluRI(aluAnd, rdx, -2)
+		}
+		a.store64(at(rH, off), rdx)
+	}
+	l.setX(o.rd, rax)
 }
 
 // isAMO reports whether k is an LR, an SC or an AMO.

@@ -411,3 +411,79 @@ func TestTheEnginesTakeAnInterruptUnmaskedInTranslatedCode(t *testing.T) {
 		t.Fatal("nothing ran as host code")
 	}
 }
+
+// plainCSRProgram reads and writes the scratch, epc, cause and tval CSRs
+// of S and M in every form; below a CSR's privilege the access traps to a
+// handler in M that skips it.
+var plainCSRProgram = func() []string {
+	p := []string{
+		"addi a0,a0,7", // 80000000
+		"csrrw t0,sscratch,a0",
+		"add a1,a1,t0",
+		"csrrs t1,sepc,a0", // bit 0 of an epc stays clear
+		"add a1,a1,t1",     // 80000010
+		"csrrc t2,scause,a1",
+		"csrrwi t3,stval,13",
+		"add a1,a1,t3",
+		"csrrsi t4,stval,3", // 80000020
+		"csrrci t5,sscratch,5",
+		"add a1,a1,t4",
+		"add a1,a1,t5",
+		"csrrw s2,mscratch,a1", // 80000030: traps below M
+		"csrrs s3,mepc,zero",
+		"csrrc s5,mtval,a1",
+		"add a1,a1,s2",
+		"add a1,a1,s3", // 80000040
+		"csrrw zero,sepc,a1",
+		"csrrs s6,sepc,zero",
+		"add a1,a1,s6",
+		"csrrw s8,scause,s8", // 80000050: rd = rs1
+		"add a1,a1,s8",
+		"j 80000000",
+	}
+	for len(p) < 0x100/4 {
+		p = append(p, "addi zero,zero,0")
+	}
+	return append(p,
+		"csrrs t6,mepc,zero", // 80000100: the handler skips the access
+		"addi t6,t6,4",
+		"csrrw zero,mepc,t6",
+		"addi s7,s7,1",
+		"mret",
+	)
+}()
+
+func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	for _, priv := range []uint8{PrivM, PrivS, PrivU} {
+		build := programBuild(t, plainCSRProgram, 1, 100, func(m *Machine) {
+			h := m.harts[0]
+			h.priv = priv
+			h.mtvec = DefaultRAMBase + 0x100
+		})
+		r, d, err := CompareEngines(build, 499, 40_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			t.Fatalf("priv %d: %v", priv, d)
+		}
+		if r != StopLimit {
+			t.Fatalf("stopped with %v, want the limit", r)
+		}
+		m, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.SetEngine(EngineJIT)
+		m.Run(40_000)
+		if m.JITStats().Insns == 0 {
+			t.Fatalf("priv %d: nothing ran as host code", priv)
+		}
+		if traps := m.harts[0].x[23]; (priv == PrivM) != (traps == 0) {
+			t.Fatalf("priv %d: %d accesses trapped", priv, traps)
+		}
+	}
+}
