@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -343,19 +344,25 @@ func TestTheEnginesAgreeOnSstatus(t *testing.T) {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
 	for _, priv := range []uint8{PrivM, PrivS} {
-		build := programBuild(t, sstatusProgram, 1, 100, func(m *Machine) {
+		agreeTo40K(t, fmt.Sprintf("priv %d", priv), programBuild(t, sstatusProgram, 1, 100, func(m *Machine) {
 			m.harts[0].priv = priv
-		})
-		r, d, err := CompareEngines(build, 499, 40_000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d != nil {
-			t.Fatalf("priv %d: %v", priv, d)
-		}
-		if r != StopLimit {
-			t.Fatalf("stopped with %v, want the limit", r)
-		}
+		}))
+	}
+}
+
+// agreeTo40K compares the engines on build's machines, in lockstep every
+// 499 slots, up to 40,000 slots, which they must run without stopping.
+func agreeTo40K(t *testing.T, what string, build func() (*Machine, error)) {
+	t.Helper()
+	r, d, err := CompareEngines(build, 499, 40_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d != nil {
+		t.Fatalf("%s: %v", what, d)
+	}
+	if r != StopLimit {
+		t.Fatalf("%s: stopped with %v, want the limit", what, r)
 	}
 }
 
@@ -387,16 +394,7 @@ func TestTheEnginesTakeAnInterruptUnmaskedInTranslatedCode(t *testing.T) {
 		h.mideleg = MipSSIP
 		h.mie = MipSSIP
 	})
-	r, d, err := CompareEngines(build, 499, 40_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d != nil {
-		t.Fatal(d)
-	}
-	if r != StopLimit {
-		t.Fatalf("stopped with %v, want the limit", r)
-	}
+	agreeTo40K(t, "wake", build)
 	m, err := build()
 	if err != nil {
 		t.Fatal(err)
@@ -463,16 +461,7 @@ func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
 			h.priv = priv
 			h.mtvec = DefaultRAMBase + 0x100
 		})
-		r, d, err := CompareEngines(build, 499, 40_000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d != nil {
-			t.Fatalf("priv %d: %v", priv, d)
-		}
-		if r != StopLimit {
-			t.Fatalf("stopped with %v, want the limit", r)
-		}
+		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
 		m, err := build()
 		if err != nil {
 			t.Fatal(err)
