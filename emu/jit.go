@@ -87,9 +87,15 @@ type jitState struct {
 	// masked, no flags) and stored at exit, whose flags runJIT accrues.
 	mxcsrIn uint32
 	mxcsr   uint32
-	comm    uint8  // the machine tracks communication (SC and AMOs leave)
-	tmp     uint64 // scratch for translated code
-	tmp2    uint64
+	comm    uint8 // the machine tracks communication (SC and AMOs leave)
+
+	// The time CSR: the local time at which rem would reach 0, the
+	// machine's InsnsPerTick and its mtime offset, set at entry.
+	timeEnd  uint64
+	ticks    uint64
+	mtimeOff uint64
+	tmp      uint64 // scratch for translated code
+	tmp2     uint64
 }
 
 // jitTrans is one translation in the shared cache. Its entry points are

@@ -45,8 +45,9 @@ type jitArena struct {
 	chunk  *jitChunk
 	wait   []*jitTrans // translations in the writable chunk
 	byKey  map[string]*jitTrans
-	heads  map[uint64]struct{} // jitHeadKey of every region translated
-	heat   map[uint64]uint32   // runs reported of heads not translated yet
+	heads  map[uint64]struct{}   // jitHeadKey of every region translated
+	heat   map[uint64]uint32     // runs reported of heads not translated yet
+	byPage map[pageKey]*jitTrans // translations by frozen head page (see remember)
 	enter  uintptr
 	cov    uintptr // the coverage stub
 	trans  uint64
@@ -77,6 +78,7 @@ func (ar *jitArena) init() bool {
 	ar.byKey = make(map[string]*jitTrans)
 	ar.heads = make(map[uint64]struct{})
 	ar.heat = make(map[uint64]uint32)
+	ar.byPage = make(map[pageKey]*jitTrans)
 	// The entry stub: load the registers translations keep constant
 	// (jit_lower_amd64.go), then jump to the target in rax.
 	var a emitter
@@ -203,10 +205,18 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 		return nil, true
 	}
 	head := jitHeadKey(b)
+	pk := pageKey{off: b.pa & pageMask}
+	pk.p, pk.frozen = m.RAM.frozenPage((b.pa - m.RAM.Base) >> pageShift)
 	arena.mu.Lock()
 	if !arena.init() {
 		arena.mu.Unlock()
 		return nil, true
+	}
+	if pk.frozen {
+		if t := arena.byPage[pk]; t != nil {
+			arena.mu.Unlock()
+			return t, false
+		}
 	}
 	_, made := arena.heads[head]
 	if !create && runs > 0 {
@@ -226,6 +236,7 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	if t, ok := ar.byKey[key]; ok {
+		ar.remember(pk, t)
 		return t, false
 	}
 	if !create {
@@ -239,12 +250,36 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 	}
 	t = &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
 	ar.byKey[key] = t
+	ar.remember(pk, t)
 	ar.heads[head] = struct{}{}
 	delete(ar.heat, head)
 	ar.wait = append(ar.wait, t)
 	ar.trans++
 	ar.bytes += uint64(len(code))
 	return t, false
+}
+
+// pageKey names a region by its head's page and offset. Only a frozen page
+// (shared with a snapshot, never written in place) names one: its bytes,
+// and so the region jitRegion forms from them (all in that page) and its
+// key, never change. The key holds the page, so its address is not reused.
+type pageKey struct {
+	p      *page
+	off    uint64
+	frozen bool
+}
+
+// maxByPage bounds jitArena.byPage (a cache of lookups).
+const maxByPage = 1 << 20
+
+// remember records that the region headed at pk translates to t, so that
+// other machines running the same frozen page (sibling universes forked
+// from one snapshot) adopt t without forming the region again. Called with
+// mu held.
+func (ar *jitArena) remember(pk pageKey, t *jitTrans) {
+	if pk.frozen && len(ar.byPage) < maxByPage {
+		ar.byPage[pk] = t
+	}
 }
 
 // jitSeal seals chunk c if it is still the writable one.
@@ -265,6 +300,7 @@ func jitSeal(c *jitChunk) {
 func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	j := &h.j
 	j.pc, j.rem = pc, budget
+	j.timeEnd, j.ticks, j.mtimeOff = h.local+budget, m.cfg.InsnsPerTick, m.mtimeOff
 	if m.cov != nil {
 		j.cov = unsafe.Pointer(&m.cov[0])
 		j.covLo, j.covSpan, j.covMask, j.covHalf = m.covLo, m.covSpan, m.covMask, 0

@@ -25,49 +25,54 @@ const (
 // Offsets translated code uses: in the Hart, its jitState, the jump cache,
 // blocks and TLB entries.
 const (
-	offX       = int32(unsafe.Offsetof(Hart{}.x))
-	offCtx     = int32(unsafe.Offsetof(Hart{}.ctx))
-	offF       = int32(unsafe.Offsetof(Hart{}.f))
-	offMstatus = int32(unsafe.Offsetof(Hart{}.mstatus))
-	offPriv    = int32(unsafe.Offsetof(Hart{}.priv))
-	offMip     = int32(unsafe.Offsetof(Hart{}.mip))
-	offMie     = int32(unsafe.Offsetof(Hart{}.mie))
-	offFrm     = int32(unsafe.Offsetof(Hart{}.frm))
-	offJMXCSR  = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
-	offJMXIn   = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
-	offJTmp    = offJ + int32(unsafe.Offsetof(jitState{}.tmp))
-	offCovPrev = int32(unsafe.Offsetof(Hart{}.covPrev))
-	offC       = int32(unsafe.Offsetof(Hart{}.c))
-	offLTLB    = int32(unsafe.Offsetof(Hart{}.ltlb))
-	offSTLB    = int32(unsafe.Offsetof(Hart{}.stlb))
-	offJ       = int32(unsafe.Offsetof(Hart{}.j))
-	offJPC     = offJ + int32(unsafe.Offsetof(jitState{}.pc))
-	offJRem    = offJ + int32(unsafe.Offsetof(jitState{}.rem))
-	offJK      = offJ + int32(unsafe.Offsetof(jitState{}.k))
-	offJReason = offJ + int32(unsafe.Offsetof(jitState{}.reason))
-	offJCov    = offJ + int32(unsafe.Offsetof(jitState{}.cov))
-	offJCovLo  = offJ + int32(unsafe.Offsetof(jitState{}.covLo))
-	offJCovSp  = offJ + int32(unsafe.Offsetof(jitState{}.covSpan))
-	offJCovMsk = offJ + int32(unsafe.Offsetof(jitState{}.covMask))
-	offJCovHlf = offJ + int32(unsafe.Offsetof(jitState{}.covHalf))
-	offJSeen   = offJ + int32(unsafe.Offsetof(jitState{}.seen))
-	offJNew    = offJ + int32(unsafe.Offsetof(jitState{}.newEdges))
-	offJNT     = offJ + int32(unsafe.Offsetof(jitState{}.nTouched))
-	offCTouch  = int32(unsafe.Offsetof(hartCaches{}.touched)) - offJC // from rJC
-	offJBTop   = offJ + int32(unsafe.Offsetof(jitState{}.bucketTop))
-	offJTmp2   = offJ + int32(unsafe.Offsetof(jitState{}.tmp2))
-	offJC      = int32(unsafe.Offsetof(hartCaches{}.jc))
-	offBValid  = int32(unsafe.Offsetof(block{}.valid))
-	offBJit    = int32(unsafe.Offsetof(block{}.jit))
-	jcEntBytes = int32(unsafe.Sizeof(jcEntry{}))
-	tlbEntSize = int32(unsafe.Sizeof(tlbEntry{}))
-	offTLBAdd  = int32(unsafe.Offsetof(tlbEntry{}.addend))
-	offTLBPPN  = int32(unsafe.Offsetof(tlbEntry{}.ppn))
-	offResVal  = int32(unsafe.Offsetof(Hart{}.resValid))
-	offResAddr = int32(unsafe.Offsetof(Hart{}.resAddr))
-	offJComm   = offJ + int32(unsafe.Offsetof(jitState{}.comm))
-	offJCCtx   = int32(unsafe.Offsetof(jcEntry{}.ctx))
-	offJCBlock = int32(unsafe.Offsetof(jcEntry{}.b))
+	offX          = int32(unsafe.Offsetof(Hart{}.x))
+	offCtx        = int32(unsafe.Offsetof(Hart{}.ctx))
+	offF          = int32(unsafe.Offsetof(Hart{}.f))
+	offMstatus    = int32(unsafe.Offsetof(Hart{}.mstatus))
+	offPriv       = int32(unsafe.Offsetof(Hart{}.priv))
+	offMip        = int32(unsafe.Offsetof(Hart{}.mip))
+	offMie        = int32(unsafe.Offsetof(Hart{}.mie))
+	offMcounteren = int32(unsafe.Offsetof(Hart{}.mcounteren))
+	offScounteren = int32(unsafe.Offsetof(Hart{}.scounteren))
+	offJTimeEnd   = offJ + int32(unsafe.Offsetof(jitState{}.timeEnd))
+	offJTicks     = offJ + int32(unsafe.Offsetof(jitState{}.ticks))
+	offJMtimeOff  = offJ + int32(unsafe.Offsetof(jitState{}.mtimeOff))
+	offFrm        = int32(unsafe.Offsetof(Hart{}.frm))
+	offJMXCSR     = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
+	offJMXIn      = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
+	offJTmp       = offJ + int32(unsafe.Offsetof(jitState{}.tmp))
+	offCovPrev    = int32(unsafe.Offsetof(Hart{}.covPrev))
+	offC          = int32(unsafe.Offsetof(Hart{}.c))
+	offLTLB       = int32(unsafe.Offsetof(Hart{}.ltlb))
+	offSTLB       = int32(unsafe.Offsetof(Hart{}.stlb))
+	offJ          = int32(unsafe.Offsetof(Hart{}.j))
+	offJPC        = offJ + int32(unsafe.Offsetof(jitState{}.pc))
+	offJRem       = offJ + int32(unsafe.Offsetof(jitState{}.rem))
+	offJK         = offJ + int32(unsafe.Offsetof(jitState{}.k))
+	offJReason    = offJ + int32(unsafe.Offsetof(jitState{}.reason))
+	offJCov       = offJ + int32(unsafe.Offsetof(jitState{}.cov))
+	offJCovLo     = offJ + int32(unsafe.Offsetof(jitState{}.covLo))
+	offJCovSp     = offJ + int32(unsafe.Offsetof(jitState{}.covSpan))
+	offJCovMsk    = offJ + int32(unsafe.Offsetof(jitState{}.covMask))
+	offJCovHlf    = offJ + int32(unsafe.Offsetof(jitState{}.covHalf))
+	offJSeen      = offJ + int32(unsafe.Offsetof(jitState{}.seen))
+	offJNew       = offJ + int32(unsafe.Offsetof(jitState{}.newEdges))
+	offJNT        = offJ + int32(unsafe.Offsetof(jitState{}.nTouched))
+	offCTouch     = int32(unsafe.Offsetof(hartCaches{}.touched)) - offJC // from rJC
+	offJBTop      = offJ + int32(unsafe.Offsetof(jitState{}.bucketTop))
+	offJTmp2      = offJ + int32(unsafe.Offsetof(jitState{}.tmp2))
+	offJC         = int32(unsafe.Offsetof(hartCaches{}.jc))
+	offBValid     = int32(unsafe.Offsetof(block{}.valid))
+	offBJit       = int32(unsafe.Offsetof(block{}.jit))
+	jcEntBytes    = int32(unsafe.Sizeof(jcEntry{}))
+	tlbEntSize    = int32(unsafe.Sizeof(tlbEntry{}))
+	offTLBAdd     = int32(unsafe.Offsetof(tlbEntry{}.addend))
+	offTLBPPN     = int32(unsafe.Offsetof(tlbEntry{}.ppn))
+	offResVal     = int32(unsafe.Offsetof(Hart{}.resValid))
+	offResAddr    = int32(unsafe.Offsetof(Hart{}.resAddr))
+	offJComm      = offJ + int32(unsafe.Offsetof(jitState{}.comm))
+	offJCCtx      = int32(unsafe.Offsetof(jcEntry{}.ctx))
+	offJCBlock    = int32(unsafe.Offsetof(jcEntry{}.b))
 )
 
 func init() {
@@ -115,10 +120,11 @@ func jitOp(o *op) bool {
 		return plain
 	case isa.CSRRS, isa.CSRRC:
 		_, plain := plainCSRs[o.csr]
-		return o.csr == isa.CSRSstatus || plain
+		return o.csr == isa.CSRSstatus || plain || o.csr == isa.CSRTime && o.rm == 0
 	case isa.CSRRSI, isa.CSRRCI:
 		_, plain := plainCSRs[o.csr]
-		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE) || plain
+		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE) || plain ||
+			o.csr == isa.CSRTime && o.rm == 0
 	}
 	return false
 }
@@ -146,6 +152,7 @@ type lowering struct {
 	offs    []uint64 // page offset of each member
 	entries []*label // chain entry of each member
 	cur     uint64   // page offset of the member being lowered
+	curOps  int32    // ops in the member being lowered
 	exitB   *label   // boundary exit: nothing of the block at rPC has run
 	exitM   *label   // mid-block exit: ecx holds k
 	misses  []miss
@@ -206,6 +213,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		l.cur = offs[mi]
 		n := jitPrefix(b)
 		size := int32(len(b.ops))
+		l.curOps = size
 		a.bind(l.entries[mi])
 		a.aluRI(aluCmp, rRem, size)
 		a.jcc(ccB, l.exitB)
@@ -756,9 +764,12 @@ func (l *lowering) op(o *op, i int) bool {
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order.
 	case isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
-		if o.csr == isa.CSRSstatus {
+		switch o.csr {
+		case isa.CSRSstatus:
 			l.sstatus(o, i)
-		} else {
+		case isa.CSRTime:
+			l.time(o, i)
+		default:
 			l.plainCSR(o, i)
 		}
 	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
@@ -1008,6 +1019,39 @@ func (l *lowering) plainCSR(o *op, k int) {
 		}
 		a.store64(at(rH, off), rdx)
 	}
+	l.setX(o.rd, rax)
+}
+
+// time lowers a read of the time CSR (the vDSO's clock, the kernel's
+// get_cycles), as Hart.readCSR does it: mtime, the virtual time of the
+// instruction in timebase ticks plus the machine's offset. The
+// instruction's time is the hart's at entry plus the slots run since:
+// runJIT leaves the time the budget would run out at in jitState.timeEnd,
+// and rRem has this block's slots taken already. Below M, the counter
+// must be enabled in mcounteren (and scounteren for U), or it leaves to
+// the interpreter, which raises the trap.
+func (l *lowering) time(o *op, k int) {
+	a := &l.a
+	leave := l.missExit(k)
+	allowed := newLabel()
+	a.cmpMI8(at(rH, offPriv), PrivM)
+	a.jcc(ccE, allowed)
+	a.load64(rax, at(rH, offMcounteren))
+	sMode := newLabel()
+	a.cmpMI8(at(rH, offPriv), PrivU)
+	a.jcc(ccNE, sMode)
+	a.aluRM(aluAnd, rax, at(rH, offScounteren))
+	a.bind(sMode)
+	a.aluRI(aluAnd, rax, 1<<1) // TM
+	a.jcc(ccE, leave)
+	a.bind(allowed)
+	a.load64(rax, at(rH, offJTimeEnd))
+	a.aluRR(aluSub, rax, rRem)
+	a.aluRI(aluSub, rax, l.curOps-int32(k))
+	a.zero(rdx)
+	a.load64(rcx, at(rH, offJTicks))
+	a.unaryR(true, 6, rcx) // div: rax = time / InsnsPerTick
+	a.aluRM(aluAdd, rax, at(rH, offJMtimeOff))
 	l.setX(o.rd, rax)
 }
 

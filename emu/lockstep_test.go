@@ -476,3 +476,74 @@ func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
 		}
 	}
 }
+
+// timeProgram reads the time CSR at different points of its blocks (and
+// with csrrsi/csrrci, which read it too); where the counter is not
+// enabled the read traps to a handler in M that skips it.
+var timeProgram = func() []string {
+	p := []string{
+		"csrrs t0,time,zero", // 80000000
+		"add a1,a1,t0",
+		"addi a2,a2,1",
+		"andi a3,a2,7",
+		"beq a3,zero,80000020", // 80000010
+		"addi a4,a4,3",
+		"xor a5,a5,a4",
+		"csrrs t1,time,zero", // at op 3 of its block
+		"add a1,a1,t1",       // 80000020
+		"csrrci t2,time,0",
+		"sub a1,a1,t2",
+		"csrrsi t3,time,0",
+		"add a1,a1,t3", // 80000030
+		"j 80000000",
+	}
+	for len(p) < 0x100/4 {
+		p = append(p, "addi zero,zero,0")
+	}
+	return append(p,
+		"csrrs t6,mepc,zero", // 80000100: the handler skips the read
+		"addi t6,t6,4",
+		"csrrw zero,mepc,t6",
+		"addi s7,s7,1",
+		"mret",
+	)
+}()
+
+func TestTheEnginesAgreeOnTheTimeCSR(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	for _, c := range []struct {
+		priv       uint8
+		mcen, scen uint64
+		traps      bool
+	}{
+		{PrivM, 0, 0, false},
+		{PrivS, 2, 0, false},
+		{PrivS, 0, 2, true},
+		{PrivU, 2, 2, false},
+		{PrivU, 2, 0, true},
+		{PrivU, 0, 2, true},
+	} {
+		what := fmt.Sprintf("priv %d, mcounteren %d, scounteren %d", c.priv, c.mcen, c.scen)
+		build := programBuild(t, timeProgram, 1, 100, func(m *Machine) {
+			m.SetMTime(123_456_789) // an offset, as a write to mtime or skew makes
+			h := m.harts[0]
+			h.priv, h.mcounteren, h.scounteren = c.priv, c.mcen, c.scen
+			h.mtvec = DefaultRAMBase + 0x100
+		})
+		agreeTo40K(t, what, build)
+		m, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.SetEngine(EngineJIT)
+		m.Run(40_000)
+		if m.JITStats().Insns == 0 {
+			t.Fatalf("%s: nothing ran as host code", what)
+		}
+		if traps := m.harts[0].x[23]; c.traps != (traps != 0) {
+			t.Fatalf("%s: %d reads trapped", what, traps)
+		}
+	}
+}

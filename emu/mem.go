@@ -65,6 +65,18 @@ func (r *RAM) PagesCopied() uint64 { return r.pagesCopied }
 // RAM has allocated or copied since it was made or last restored.
 func (r *RAM) LeavesCopied() uint64 { return r.leavesCopied }
 
+// frozenPage returns RAM page pn and whether it is frozen: shared with a
+// snapshot, so that no machine writes it in place (a write copies it).
+func (r *RAM) frozenPage(pn uint64) (*page, bool) {
+	l := r.leaves[pn>>leafShift]
+	if l == nil {
+		return nil, false
+	}
+	i := pn & (leafPages - 1)
+	p := l.pages[i]
+	return p, p != nil && l.owners[i] != r.id
+}
+
 // NewRAM returns zeroed RAM of sizeBytes (a multiple of 4 KiB) at base.
 func NewRAM(base, sizeBytes uint64) *RAM {
 	pages := sizeBytes >> pageShift
