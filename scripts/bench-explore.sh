@@ -8,10 +8,11 @@
 #      guest-images/linux), LINUX_UNIVERSES universes (default 24).
 # Both engines must find the same failures (results never depend on the
 # engine). Prints universes/s for each and the ratio jit/interp.
-# BASE=path/to/an/older/everett also runs that binary (engine flag
-# omitted) on both specs in the same invocation and prints jit/base: how
-# much faster universes run than they did before (issue 10 measured it
-# against the commit before the JIT, 18390b7^).
+# It also runs a baseline, everett as it was before the JIT (commit
+# 18390b7^, built once into the cache outside the clone; engine flag
+# omitted), on both specs in the same invocation and prints jit/base: how
+# much faster universes run than before (issue 10 asks 2x on kv).
+# BASE=path/to/an/everett uses that binary instead; BASE=none skips it.
 set -eu
 cd "$(dirname "$0")/.."
 EVERETT=bin/everett
@@ -19,6 +20,23 @@ WORKERS=${WORKERS:-2}
 KV_UNIVERSES=${KV_UNIVERSES:-8}
 LINUX_UNIVERSES=${LINUX_UNIVERSES:-24}
 [ -x "$EVERETT" ] || { echo "bench-explore: run 'make bench'" >&2; exit 2; }
+if [ -z "${BASE:-}" ]; then
+	base_commit=$(git rev-parse -q --verify '18390b7^^{commit}' 2>/dev/null) || base_commit=
+	if [ -n "$base_commit" ]; then
+		BASE=${XDG_CACHE_HOME:-$HOME/.cache}/everett/base/$base_commit/everett
+		if [ ! -x "$BASE" ]; then
+			src=$(mktemp -d)
+			git archive "$base_commit" | tar -x -C "$src"
+			mkdir -p "$(dirname "$BASE")"
+			(cd "$src" && go build -o "$BASE.tmp" ./cmd/everett) && mv "$BASE.tmp" "$BASE"
+			rm -rf "$src"
+		fi
+	else
+		echo "bench-explore: no git history with 18390b7: no baseline" >&2
+		BASE=none
+	fi
+fi
+[ "$BASE" = none ] && BASE=
 sh guest-images/examples/kv/build.sh >/dev/null
 kernel=$(sh guest-images/linux/build-kernel.sh)
 initrd=$(sh guest-images/linux/build-initramfs.sh)
@@ -34,6 +52,16 @@ nodes:
     disk: $disk
     harts: 2
 YAML
+
+# best NAME SPEC UNIVERSES ENGINE: the best universes/s of RUNS runs
+# (default 3: the machine is shared, and load only ever slows a run).
+best() {
+	b=0
+	for _ in $(seq "${RUNS:-3}"); do
+		b=$(awk -v a="$b" -v r="$(explore "$@")" 'BEGIN { print (r > a) ? r : a }')
+	done
+	echo "$b"
+}
 
 # explore NAME SPEC UNIVERSES ENGINE: prints the universes/s of the run;
 # its summary goes to $tmp/NAME-ENGINE/.
@@ -54,13 +82,13 @@ explore() {
 # failures NAME ENGINE: the failure signatures of a run, sorted.
 failures() { sed -n 's/^ *"signature": "\(.*\)",$/\1/p' "$tmp/$1-$2/summary.json" | sort; }
 
-echo "explore bench: universes/s with --seed 1 on $WORKERS workers"
+echo "explore bench: universes/s with --seed 1 on $WORKERS workers, best of ${RUNS:-3} runs"
 for run in "kv guest-images/examples/kv/spec.yaml $KV_UNIVERSES kv-example-(3-nodes)" \
 	"linux $tmp/linux.yaml $LINUX_UNIVERSES one-Linux-node-(2-harts)"; do
 	# shellcheck disable=SC2086
 	set -- $run
-	uj=$(explore "$1" "$2" "$3" jit)
-	un=$(explore "$1" "$2" "$3" interp)
+	uj=$(best "$1" "$2" "$3" jit)
+	un=$(best "$1" "$2" "$3" interp)
 	if [ "$(failures "$1" jit)" != "$(failures "$1" interp)" ]; then
 		echo "bench-explore: $1: the engines found different failures:" >&2
 		failures "$1" jit >&2; echo "--" >&2; failures "$1" interp >&2
@@ -71,7 +99,7 @@ for run in "kv guest-images/examples/kv/spec.yaml $KV_UNIVERSES kv-example-(3-no
 		printf "  %s, %d universes: jit %.2f universes/s, interp %.2f universes/s\n", name, n, j, i
 		printf "    jit / interp = %.2f\n", j / i }'
 	if [ -n "${BASE:-}" ]; then
-		ub=$(explore "$1" "$2" "$3" base)
+		ub=$(best "$1" "$2" "$3" base)
 		awk -v j="$uj" -v b="$ub" 'BEGIN { printf "    base %.2f universes/s; jit / base = %.2f\n", b, j / b }'
 	fi
 done
