@@ -352,6 +352,12 @@ func (m *Machine) invalidateCode(pn uint64) {
 	}
 	m.codePages[pn>>leafShift][pn&(leafPages-1)] = nil
 	m.RAM.clearFlag(pn, pfCode)
+	// The jump caches may hold blocks of the page: none of their entries
+	// may be used again (see jcEntry).
+	for _, h := range m.harts {
+		h.epoch++
+		h.ctx = h.epoch<<2 | uint64(h.priv)
+	}
 }
 
 // FlushCaches drops every decoded block and every hart's TLBs and jump

@@ -127,7 +127,11 @@ type tlbSet struct {
 	store [tlbSize]tlbEntry
 }
 
-// Jump cache: virtual pc -> decoded block, valid while ctx matches.
+// Jump cache: virtual pc -> decoded block, valid while ctx matches. A
+// block's entry is never used once the block is invalid: every code
+// invalidation bumps the epochs in the harts' contexts
+// (Machine.invalidateCode), so translated code chaining through the cache
+// need not load the block to check it.
 const (
 	jcBits = 14
 	jcSize = 1 << jcBits
@@ -137,6 +141,7 @@ const (
 type jcEntry struct {
 	pc  uint64
 	ctx uint64
+	jit uintptr // b.jit when the entry was made or last used (0: not translated then)
 	b   *block
 }
 

@@ -62,8 +62,6 @@ const (
 	offJBTop      = offJ + int32(unsafe.Offsetof(jitState{}.bucketTop))
 	offJTmp2      = offJ + int32(unsafe.Offsetof(jitState{}.tmp2))
 	offJC         = int32(unsafe.Offsetof(hartCaches{}.jc))
-	offBValid     = int32(unsafe.Offsetof(block{}.valid))
-	offBJit       = int32(unsafe.Offsetof(block{}.jit))
 	jcEntBytes    = int32(unsafe.Sizeof(jcEntry{}))
 	tlbEntSize    = int32(unsafe.Sizeof(tlbEntry{}))
 	offTLBAdd     = int32(unsafe.Offsetof(tlbEntry{}.addend))
@@ -72,13 +70,13 @@ const (
 	offResAddr    = int32(unsafe.Offsetof(Hart{}.resAddr))
 	offJComm      = offJ + int32(unsafe.Offsetof(jitState{}.comm))
 	offJCCtx      = int32(unsafe.Offsetof(jcEntry{}.ctx))
-	offJCBlock    = int32(unsafe.Offsetof(jcEntry{}.b))
+	offJCJit      = int32(unsafe.Offsetof(jcEntry{}.jit))
 )
 
 func init() {
-	// The lowering scales jump-cache indices by 24 and TLB indices by 32:
-	// keep the structs those sizes.
-	if jcEntBytes != 24 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
+	// The lowering scales jump-cache and TLB indices by 32: keep the
+	// structs that size.
+	if jcEntBytes != 32 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
 		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
 	}
 }
@@ -412,18 +410,13 @@ func (l *lowering) chainBody() {
 	a.movRR(rax, rPC)
 	a.shiftRI(shiftShr, rax, 1)
 	a.aluRI32(aluAnd, rax, jcMask)
-	a.lea(rax, atIdx(rax, rax, 2, 0))
-	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 8, 0))
+	a.shiftRI32(shiftShl, rax, 5)
+	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 1, 0))
 	a.jcc(ccNE, l.exitB)
-	a.load64(rcx, atIdx(rJC, rax, 8, offJCCtx))
+	a.load64(rcx, atIdx(rJC, rax, 1, offJCCtx))
 	a.aluRM(aluCmp, rcx, at(rH, offCtx))
 	a.jcc(ccNE, l.exitB)
-	a.load64(rcx, atIdx(rJC, rax, 8, offJCBlock))
-	a.testRR(rcx, rcx)
-	a.jcc(ccE, l.exitB)
-	a.cmpMI8(at(rcx, offBValid), 0)
-	a.jcc(ccE, l.exitB)
-	a.load64(rcx, at(rcx, offBJit))
+	a.load64(rcx, atIdx(rJC, rax, 1, offJCJit))
 	a.testRR(rcx, rcx)
 	a.jcc(ccE, l.exitB)
 	l.writeBack()

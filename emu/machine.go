@@ -618,7 +618,8 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		}
 		pc := h.pc
 		var b *block
-		if e := &h.c.jc[pc>>1&jcMask]; e.pc == pc && e.ctx == h.ctx && e.b.valid {
+		e := &h.c.jc[pc>>1&jcMask]
+		if e.pc == pc && e.ctx == h.ctx {
 			b = e.b // the jump cache hit, inline
 		} else {
 			b = h.lookup()
@@ -641,6 +642,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		if b != nil && m.engine == EngineJIT && !m.bpOn && m.Tracer == nil {
 			if b.jitGo == 0 && !b.noJIT {
 				m.jitPrepare(b)
+			}
+			if e.b == b {
+				e.jit = b.jit // translated code chains to it from now on
 			}
 			if b.jitGo != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
 				// Host code: it runs this block and the ones it chains to,
@@ -710,7 +714,7 @@ func (h *Hart) lookup() *block {
 	pc := h.pc
 	ctx := h.ctx
 	e := &h.c.jc[pc>>1&jcMask]
-	if e.pc == pc && e.ctx == ctx && e.b.valid {
+	if e.pc == pc && e.ctx == ctx {
 		return e.b
 	}
 	var pa uint64
@@ -734,7 +738,7 @@ func (h *Hart) lookup() *block {
 	if b == nil {
 		return h.crossPage(pa)
 	}
-	e.pc, e.ctx, e.b = pc, ctx, b
+	e.pc, e.ctx, e.jit, e.b = pc, ctx, b.jit, b
 	return b
 }
 
