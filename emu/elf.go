@@ -185,7 +185,7 @@ func (m *Machine) LoadELF(e *ELF) error {
 		}
 	}
 	for _, s := range e.Segments {
-		if err := m.WritePhys(s.PAddr, s.Data); err != nil {
+		if err := m.LoadImage(s.PAddr, s.Data); err != nil {
 			return err
 		}
 		if zero := s.MemSize - uint64(len(s.Data)); zero > 0 {

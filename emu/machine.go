@@ -332,6 +332,49 @@ func (m *Machine) WritePhys(pa uint64, b []byte) error {
 	return nil
 }
 
+// LoadImage writes an image (firmware, a kernel, an initramfs) into guest
+// physical memory as WritePhys does, except that its whole pages are pages
+// shared with every other machine of the process that loaded the same
+// bytes (imagePages): written, they are copied like a snapshot's.
+func (m *Machine) LoadImage(pa uint64, b []byte) error {
+	if !m.RAM.Contains(pa, uint64(len(b))) {
+		return fmt.Errorf("write of %d bytes at %#x: outside RAM", len(b), pa)
+	}
+	for off := uint64(0); off < uint64(len(b)); {
+		a := pa + off
+		n := min(uint64(len(b))-off, pageSize-a&pageMask)
+		var p *page
+		if n == pageSize {
+			p = imagePage(b[off : off+n])
+		}
+		if p == nil {
+			if err := m.WritePhys(a, b[off:off+n]); err != nil {
+				return err
+			}
+			off += n
+			continue
+		}
+		pn := (a - m.RAM.Base) >> pageShift
+		fl := m.RAM.flag(pn)
+		if fl&pfCode != 0 {
+			m.invalidateCode(pn)
+		}
+		m.RAM.sharePage(pn, p)
+		if fl&pfLoaded != 0 {
+			m.flushLoadTLBPage(a >> pageShift)
+			m.RAM.clearFlag(pn, pfLoaded)
+		}
+		if fl&pfStored != 0 {
+			for _, h := range m.harts {
+				h.flushStoreTLBPage(a >> pageShift)
+			}
+			m.RAM.clearFlag(pn, pfStored)
+		}
+		off += n
+	}
+	return nil
+}
+
 func (m *Machine) readPhys64(pa uint64) uint64 {
 	p := m.RAM.readPage((pa - m.RAM.Base) >> pageShift)
 	return binary.LittleEndian.Uint64(p[pa&pageMask:])

@@ -174,6 +174,26 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 	return p, copied
 }
 
+// sharePage makes p, a page no RAM writes in place (an image page), RAM
+// page pn: shared like a snapshot's, so the first write copies it.
+func (r *RAM) sharePage(pn uint64, p *page) {
+	li := pn >> leafShift
+	l := r.leaves[li]
+	if l == nil {
+		l = &leaf{owner: r.id}
+		r.leaves[li] = l
+		r.leavesCopied++
+	} else if l.owner != r.id {
+		nl := &leaf{owner: r.id, pages: l.pages, owners: l.owners}
+		r.leaves[li] = nl
+		l = nl
+		r.leavesCopied++
+	}
+	i := pn & (leafPages - 1)
+	l.pages[i] = p
+	l.owners[i] = imageOwner
+}
+
 // Read copies RAM at physical address pa into b. The range must be inside RAM.
 func (r *RAM) Read(pa uint64, b []byte) {
 	off := pa - r.Base

@@ -223,7 +223,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 		if len(img.data) == 0 {
 			continue
 		}
-		if err := m.WritePhys(img.at, img.data); err != nil {
+		if err := m.LoadImage(img.at, img.data); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrImageLayout, err)
 		}
 	}
