@@ -302,7 +302,17 @@ func (m *Machine) blockAt(pa uint64) *block {
 	if b := m.thawBlock(pa); b != nil {
 		return b
 	}
-	return m.buildBlock(pa)
+	p, shared := m.RAM.frozenPage(pn)
+	if shared {
+		if b := m.sharedBlock(pn, pa, p); b != nil {
+			return b
+		}
+	}
+	b := m.buildBlock(pa)
+	if shared && b != nil {
+		shareBlock(p, b)
+	}
+	return b
 }
 
 // addBlock records b, decoded from page p (RAM page pn), as the block at

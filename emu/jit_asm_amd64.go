@@ -452,5 +452,11 @@ func (a *emitter) testMI(m mem, imm int32) {
 	a.u32(uint32(imm))
 }
 
+// testRI: test dst, imm (sign-extended 32-bit).
+func (a *emitter) testRI(dst reg, imm int32) {
+	a.opReg(true, 0, dst, 0xf7)
+	a.u32(uint32(imm))
+}
+
 // not: dst = ^dst.
 func (a *emitter) not(dst reg) { a.opReg(true, 2, dst, 0xf7) }

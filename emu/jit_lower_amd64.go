@@ -71,6 +71,11 @@ const (
 	offJComm      = offJ + int32(unsafe.Offsetof(jitState{}.comm))
 	offJCCtx      = int32(unsafe.Offsetof(jcEntry{}.ctx))
 	offJCJit      = int32(unsafe.Offsetof(jcEntry{}.jit))
+	offID         = int32(unsafe.Offsetof(Hart{}.ID))
+	offTLBs       = int32(unsafe.Offsetof(hartCaches{}.tlbs))
+	tlbSetBytes   = int32(unsafe.Sizeof(tlbSet{}))
+	offTLBLoad    = int32(unsafe.Offsetof(tlbSet{}.load))
+	offTLBStore   = int32(unsafe.Offsetof(tlbSet{}.store))
 )
 
 func init() {
@@ -113,16 +118,15 @@ func jitOp(o *op) bool {
 		return o.rm == isa.RNE || o.rm == isa.DYN
 	case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
 		return cpu.X86.HasFMA && (o.rm == isa.RNE || o.rm == isa.DYN)
-	case isa.CSRRW, isa.CSRRWI:
+	case isa.CSRRW, isa.CSRRWI, isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
 		_, plain := plainCSRs[o.csr]
+		switch o.csr {
+		case isa.CSRSstatus:
+			return true
+		case isa.CSRTime, isa.CSRMhartid, isa.CSRMstatus:
+			return o.rm == 0 && o.kind != isa.CSRRW && o.kind != isa.CSRRWI
+		}
 		return plain
-	case isa.CSRRS, isa.CSRRC:
-		_, plain := plainCSRs[o.csr]
-		return o.csr == isa.CSRSstatus || plain || o.csr == isa.CSRTime && o.rm == 0
-	case isa.CSRRSI, isa.CSRRCI:
-		_, plain := plainCSRs[o.csr]
-		return o.csr == isa.CSRSstatus && (o.rm == 0 || o.rs1 == mstatusSIE) || plain ||
-			o.csr == isa.CSRTime && o.rm == 0
 	}
 	return false
 }
@@ -762,6 +766,8 @@ func (l *lowering) op(o *op, i int) bool {
 			l.sstatus(o, i)
 		case isa.CSRTime:
 			l.time(o, i)
+		case isa.CSRMhartid, isa.CSRMstatus:
+			l.machineRead(o, i)
 		default:
 			l.plainCSR(o, i)
 		}
@@ -919,30 +925,30 @@ func (l *lowering) store(o *op, k int) {
 func (l *lowering) sstatus(o *op, k int) {
 	a := &l.a
 	leave := l.missExit(k)
-	a.cmpMI8(at(rH, offPriv), PrivS)
-	a.jcc(ccB, leave)
 	write := o.rm != 0
 	reg := o.kind == isa.CSRRS || o.kind == isa.CSRRC
+	if write && !reg && (o.kind != isa.CSRRSI && o.kind != isa.CSRRCI || o.rs1 != mstatusSIE) {
+		l.sstatusWrite(o, leave)
+		return
+	}
+	a.cmpMI8(at(rH, offPriv), PrivS)
+	a.jcc(ccB, leave)
 	if write && reg {
+		general, done := newLabel(), newLabel()
 		l.getX(rcx, o.rs1)
 		a.movRR(rdx, rcx)
 		a.aluRI(aluAnd, rdx, ^int32(mstatusSIE))
-		a.jcc(ccNE, leave) // a bit other than SIE
+		a.jcc(ccNE, general) // a bit other than SIE
+		defer func() {
+			a.bind(done)
+			l.cold = append(l.cold, func() {
+				a.bind(general)
+				l.sstatusWrite(o, leave)
+				a.jmp(done)
+			})
+		}()
 	}
-	// readMstatus() & sstatusReadable: SD only when FS is dirty.
-	a.load64(rax, at(rH, offMstatus))
-	a.movImm(rdx, int64(mstatusXLFixed))
-	a.aluRR(aluOr, rax, rdx)
-	a.movImm(rdx, int64(sstatusReadable&^mstatusSD))
-	a.aluRR(aluAnd, rax, rdx)
-	a.movRR(rdx, rax)
-	a.aluRI(aluAnd, rdx, mstatusFS)
-	a.aluRI(aluCmp, rdx, mstatusFS)
-	noSD := newLabel()
-	a.jcc(ccNE, noSD)
-	a.movImm(rdx, -1<<63)
-	a.aluRR(aluOr, rax, rdx)
-	a.bind(noSD)
+	l.readSstatus()
 	if write {
 		set := o.kind == isa.CSRRS || o.kind == isa.CSRRSI
 		if !reg {
@@ -972,6 +978,123 @@ func (l *lowering) sstatus(o *op, k int) {
 			a.jmp(l.exitB)
 		})
 	}
+}
+
+// readSstatus leaves readMstatus() & sstatusReadable in rax (SD only when
+// FS is dirty); it uses rdx.
+func (l *lowering) readSstatus() {
+	a := &l.a
+	a.load64(rax, at(rH, offMstatus))
+	a.movImm(rdx, int64(mstatusXLFixed))
+	a.aluRR(aluOr, rax, rdx)
+	a.movImm(rdx, int64(sstatusReadable&^mstatusSD))
+	a.aluRR(aluAnd, rax, rdx)
+	l.orSD()
+}
+
+// orSD sets SD (bit 63) in rax if its FS field is dirty; it uses rdx.
+func (l *lowering) orSD() {
+	a := &l.a
+	a.movRR(rdx, rax)
+	a.aluRI(aluAnd, rdx, mstatusFS)
+	a.aluRI(aluCmp, rdx, mstatusFS)
+	noSD := newLabel()
+	a.jcc(ccNE, noSD)
+	a.movImm(rdx, -1<<63)
+	a.aluRR(aluOr, rax, rdx)
+	a.bind(noSD)
+}
+
+// sstatusWrite lowers any other write of sstatus in S-mode, as csrOp and
+// setMstatus do it (the rest leaves to the interpreter before the op, at
+// leave): the old value to rd, the new one's writable bits (SIE, SPIE,
+// SPP, FS, SUM, MXR) to mstatus. Linux sets and clears SUM around every
+// access to user memory and writes sstatus whole on every trap entry and
+// return. A change of SUM switches the TLB set data accesses use, as
+// updateMode does (S-mode data accesses with SUM have their own set,
+// tlbSetSUM), in rLT and rST and in the hart. A change of MXR, which
+// flushes the TLBs, leaves. With SIE set, an interrupt pending and enabled
+// leaves at the boundary after the op, as the SIE fast path does.
+func (l *lowering) sstatusWrite(o *op, leave *label) {
+	a := &l.a
+	a.cmpMI8(at(rH, offPriv), PrivS)
+	a.jcc(ccNE, leave)
+	l.readSstatus() // the old value, for rd and for the set or clear
+	if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
+		l.getX(rcx, o.rs1)
+	} else {
+		a.movImm(rcx, int64(o.rs1)) // the immediate
+	}
+	switch o.kind {
+	case isa.CSRRW, isa.CSRRWI:
+		a.movRR(rdx, rcx)
+	case isa.CSRRS, isa.CSRRSI:
+		a.movRR(rdx, rax)
+		a.aluRR(aluOr, rdx, rcx)
+	default:
+		a.movRR(rdx, rax)
+		a.aluRR(aluOr, rdx, rcx)
+		a.aluRR(aluXor, rdx, rcx)
+	}
+	a.aluRI(aluAnd, rdx, sstatusWritable)
+	a.load64(rcx, at(rH, offMstatus))
+	a.aluRI(aluAnd, rcx, ^int32(sstatusWritable))
+	a.aluRR(aluOr, rcx, rdx) // the new mstatus
+	a.movRR(rdx, rcx)
+	a.aluRM(aluXor, rdx, at(rH, offMstatus)) // the bits that change
+	a.testRI(rdx, mstatusMXR)
+	a.jcc(ccNE, leave)
+	a.store64(at(rH, offMstatus), rcx)
+	same := newLabel()
+	a.testRI(rdx, mstatusSUM)
+	a.jcc(ccE, same)
+	// S-mode data accesses: set PrivS, or tlbSetSUM with SUM set.
+	a.lea(rdx, at(rJC, offTLBs-offJC+PrivS*tlbSetBytes))
+	noSUM := newLabel()
+	a.testRI(rcx, mstatusSUM)
+	a.jcc(ccE, noSUM)
+	a.lea(rdx, at(rJC, offTLBs-offJC+tlbSetSUM*tlbSetBytes))
+	a.bind(noSUM)
+	a.lea(rLT, at(rdx, offTLBLoad))
+	a.lea(rST, at(rdx, offTLBStore))
+	a.store64(at(rH, offLTLB), rLT)
+	a.store64(at(rH, offSTLB), rST)
+	a.bind(same)
+	l.setX(o.rd, rax)
+	wake, done := newLabel(), newLabel()
+	a.testRI(rcx, mstatusSIE)
+	a.jcc(ccE, done)
+	a.load64(rdx, at(rH, offMip))
+	a.aluRM(aluAnd, rdx, at(rH, offMie))
+	a.jcc(ccNE, wake)
+	a.bind(done)
+	next := int64(o.off) + int64(o.len)
+	l.cold = append(l.cold, func() {
+		a.bind(wake)
+		a.aluRI(aluAdd, rPC, int32(next))
+		a.jmp(l.exitB)
+	})
+}
+
+// machineRead lowers a read of mhartid or mstatus (csrr, no write), in
+// M-mode only, as readCSR does it: OpenSBI reads both on every trap.
+// Below M it leaves to the interpreter before the op, which raises the
+// trap.
+func (l *lowering) machineRead(o *op, k int) {
+	a := &l.a
+	leave := l.missExit(k)
+	a.cmpMI8(at(rH, offPriv), PrivM)
+	a.jcc(ccNE, leave)
+	switch o.csr {
+	case isa.CSRMhartid:
+		a.load64(rax, at(rH, offID))
+	case isa.CSRMstatus:
+		a.load64(rax, at(rH, offMstatus))
+		a.movImm(rdx, int64(mstatusXLFixed))
+		a.aluRR(aluOr, rax, rdx)
+		l.orSD()
+	}
+	l.setX(o.rd, rax)
 }
 
 // plainCSR lowers an access to one of plainCSRs as csrOp does it: below

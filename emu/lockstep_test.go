@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -545,5 +546,155 @@ func TestTheEnginesAgreeOnTheTimeCSR(t *testing.T) {
 		if traps := m.harts[0].x[23]; c.traps != (traps != 0) {
 			t.Fatalf("%s: %d reads trapped", what, traps)
 		}
+	}
+}
+
+// sstatusWriteProgram writes sstatus whole and sets and clears its other
+// bits (SUM, SPP, FS, MXR) the ways a kernel does, and reads mhartid and
+// mstatus as OpenSBI does; below the CSR's privilege the access traps to
+// a handler in M that skips it.
+var sstatusWriteProgram = func() []string {
+	p := []string{
+		"lui s3,0x40",         // 80000000: SUM
+		"lui s4,0x80",         // MXR
+		"lui s5,0x6",          // FS
+		"csrrs t0,sstatus,s3", // set SUM
+		"add a1,a1,t0",        // 80000010
+		"csrrc t1,sstatus,s3", // clear SUM
+		"add a1,a1,t1",
+		"csrrs t2,sstatus,zero",
+		"xori t3,t2,0x100", // 80000020: SPP flipped
+		"csrrw t4,sstatus,t3",
+		"add a1,a1,t4",
+		"csrrw zero,sstatus,t2",
+		"csrrc t5,sstatus,s5", // 80000030: FS off
+		"csrrs s6,sstatus,s5", // FS dirty: SD reads set
+		"add a1,a1,t5",
+		"add a1,a1,s6",
+		"csrrs a2,sstatus,s4", // 80000040: MXR, which flushes the TLBs
+		"csrrc a3,sstatus,s4",
+		"add a1,a1,a2",
+		"csrrwi a4,sstatus,2",   // all but SIE cleared
+		"csrrw zero,sstatus,t2", // 80000050
+		"csrrsi a5,sstatus,1",   // bit 0, not writable
+		"csrrs a6,mhartid,zero", // trap below M
+		"csrrs a7,mstatus,zero",
+		"add a1,a1,a6", // 80000060
+		"add a1,a1,a7",
+		"add a1,a1,a4",
+		"add a1,a1,a5",
+		"j 80000000", // 80000070
+	}
+	for len(p) < 0x100/4 {
+		p = append(p, "addi zero,zero,0")
+	}
+	return append(p,
+		"csrrs t6,mepc,zero", // 80000100: the handler skips the access
+		"addi t6,t6,4",
+		"csrrw zero,mepc,t6",
+		"addi s7,s7,1",
+		"mret",
+	)
+}()
+
+func TestTheEnginesAgreeOnSstatusWritesAndMachineReads(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	for _, priv := range []uint8{PrivM, PrivS, PrivU} {
+		build := programBuild(t, sstatusWriteProgram, 2, 100, func(m *Machine) {
+			for _, h := range m.harts {
+				h.priv = priv
+				h.mtvec = DefaultRAMBase + 0x100
+				h.mstatus |= uint64(priv) << mstatusMPPShift // mret returns to priv
+			}
+		})
+		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
+		m, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.SetEngine(EngineJIT)
+		m.Run(40_000)
+		// In S the sstatus writes run in host code (all but MXR's), in M
+		// the reads of mhartid and mstatus.
+		want := map[uint8]uint64{PrivM: 23_000, PrivS: 30_000, PrivU: 25_000}[priv]
+		if st := m.JITStats(); st.Insns < want {
+			t.Fatalf("priv %d: %d of 40000 slots in host code, want %d or more", priv, st.Insns, want)
+		}
+	}
+}
+
+// sumProgram runs in S-mode under Sv39 (a gigapage of kernel code at
+// 0x80000000, a gigapage of user data at 0x40000000 over the same RAM)
+// and loads user data with sstatus.SUM set, which must work, and clear,
+// which must fault (to a handler in M that skips the load), in a loop:
+// translated code must switch the TLB set its loads use with SUM.
+var sumProgram = func() []string {
+	p := []string{
+		"lui s3,0x40",           // 80000000: SUM
+		"lui s1,0x40000",        // the user gigapage
+		"csrrs zero,sstatus,s3", // SUM on
+		"ld t0,0x700(s1)",       // works
+		"add a1,a1,t0",          // 80000010
+		"csrrc zero,sstatus,s3", // SUM off
+		"ld t1,0x708(s1)",       // faults
+		"add a1,a1,t1",
+		"addi a2,a2,1", // 80000020
+		"j 80000000",
+	}
+	for len(p) < 0x100/4 {
+		p = append(p, "addi zero,zero,0")
+	}
+	return append(p,
+		"csrrs t6,mepc,zero", // 80000100: the handler skips the load
+		"addi t6,t6,4",
+		"csrrw zero,mepc,t6",
+		"addi s7,s7,1",
+		"mret",
+	)
+}()
+
+func TestTranslatedCodeSwitchesTLBSetsWithSUM(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	const root = DefaultRAMBase + 0x80000
+	build := programBuild(t, sumProgram, 1, 100, func(m *Machine) {
+		var pt [16]byte
+		kernel := uint64(DefaultRAMBase)>>12<<10 | pteV | pteR | pteW | pteX | pteA | pteD
+		user := uint64(DefaultRAMBase)>>12<<10 | pteV | pteR | pteW | pteU | pteA | pteD
+		binary.LittleEndian.PutUint64(pt[0:], user)   // VA 0x40000000
+		binary.LittleEndian.PutUint64(pt[8:], kernel) // VA 0x80000000
+		if err := m.WritePhys(root+8, pt[:]); err != nil {
+			t.Fatal(err)
+		}
+		var data [16]byte
+		binary.LittleEndian.PutUint64(data[0:], 5)
+		binary.LittleEndian.PutUint64(data[8:], 1000)
+		if err := m.WritePhys(DefaultRAMBase+0x700, data[:]); err != nil {
+			t.Fatal(err)
+		}
+		h := m.harts[0]
+		h.priv = PrivS
+		h.satp = satpSv39<<60 | root>>12
+		h.mtvec = DefaultRAMBase + 0x100
+	})
+	agreeTo40K(t, "SUM", build)
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetEngine(EngineJIT)
+	m.Run(40_000)
+	h := m.harts[0]
+	if loops, faults := h.x[12], h.x[23]; loops < 1000 || faults != loops && faults != loops+1 {
+		t.Fatalf("%d loops, %d faults: the load with SUM clear must fault every time", loops, faults)
+	}
+	if a1, loops := h.x[11], h.x[12]; a1 < 5*loops || a1 > 5*loops+5 {
+		t.Fatalf("a1 = %d after %d loops: the load with SUM set must read 5 every time", a1, loops)
+	}
+	if st := m.JITStats(); st.Insns < 20_000 {
+		t.Fatalf("only %d of 40000 slots in host code", st.Insns)
 	}
 }

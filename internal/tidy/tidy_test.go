@@ -40,6 +40,7 @@ var allowed = map[string]string{
 	"emu/jit.go sync/atomic": "JIT translations are shared by every machine of the process and published when their code is sealed; they never reach guest state",
 	"emu/jit_amd64.go sync":  "the lock of the process-wide translation cache; translations are pure functions of guest bytes and never reach guest state",
 	"emu/imagepages.go sync": "the lock of the process-wide cache of image pages; a page's bytes are the image's whichever machine loaded it first, so sharing never reaches guest state",
+	"emu/sharedcode.go sync": "the lock of the process-wide cache of blocks decoded from shared pages; a block is a pure function of a page no machine writes in place, so sharing never reaches guest state",
 	"emu/board/spec.go os":   "a spec's images are read and hashed before the universe starts (Build takes loaded images)",
 }
 
