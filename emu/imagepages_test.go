@@ -97,3 +97,18 @@ func TestLoadingAnImageOverRunCodeInvalidatesIt(t *testing.T) {
 		})
 	}
 }
+
+func TestAMachineCopiesTheBlocksAnotherDecodedFromASharedPage(t *testing.T) {
+	img := imageOf(t, frozenProgram...)
+	a := imageMachine(t, EngineInterp, img, true)
+	b := imageMachine(t, EngineInterp, img, true)
+	runMore(t, a, 30)
+	runMore(t, b, 30)
+	ba, bb := a.codePage(0).block(0), b.codePage(0).block(0)
+	if ba == nil || bb == nil || ba == bb || &ba.ops[0] != &bb.ops[0] {
+		t.Fatal("the second machine decoded the loop again instead of copying the first's block")
+	}
+	if ha, hb := a.StateHash(), b.StateHash(); ha != hb {
+		t.Fatalf("state hashes %#x and %#x", ha, hb)
+	}
+}
