@@ -140,18 +140,7 @@ func (r *RAM) readPage(pn uint64) *page {
 // if another RAM (a snapshot or a fork) shares them. copied reports whether
 // the page's host address changed, so callers can drop stale TLB entries.
 func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
-	li := pn >> leafShift
-	l := r.leaves[li]
-	if l == nil {
-		l = &leaf{owner: r.id}
-		r.leaves[li] = l
-		r.leavesCopied++
-	} else if l.owner != r.id {
-		nl := &leaf{owner: r.id, pages: l.pages, owners: l.owners}
-		r.leaves[li] = nl
-		l = nl
-		r.leavesCopied++
-	}
+	l := r.ownLeaf(pn)
 	i := pn & (leafPages - 1)
 	p = l.pages[i]
 	switch {
@@ -174,9 +163,9 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 	return p, copied
 }
 
-// sharePage makes p, a page no RAM writes in place (an image page), RAM
-// page pn: shared like a snapshot's, so the first write copies it.
-func (r *RAM) sharePage(pn uint64, p *page) {
+// ownLeaf returns the leaf holding page pn, made or copied so that this
+// RAM owns it (its pages may still be shared).
+func (r *RAM) ownLeaf(pn uint64) *leaf {
 	li := pn >> leafShift
 	l := r.leaves[li]
 	if l == nil {
@@ -184,11 +173,17 @@ func (r *RAM) sharePage(pn uint64, p *page) {
 		r.leaves[li] = l
 		r.leavesCopied++
 	} else if l.owner != r.id {
-		nl := &leaf{owner: r.id, pages: l.pages, owners: l.owners}
-		r.leaves[li] = nl
-		l = nl
+		l = &leaf{owner: r.id, pages: l.pages, owners: l.owners}
+		r.leaves[li] = l
 		r.leavesCopied++
 	}
+	return l
+}
+
+// sharePage makes p, a page no RAM writes in place (an image page), RAM
+// page pn: shared like a snapshot's, so the first write copies it.
+func (r *RAM) sharePage(pn uint64, p *page) {
+	l := r.ownLeaf(pn)
 	i := pn & (leafPages - 1)
 	l.pages[i] = p
 	l.owners[i] = imageOwner
