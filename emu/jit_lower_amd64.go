@@ -1020,22 +1020,8 @@ func (l *lowering) sstatusWrite(o *op, leave *label) {
 	a.cmpMI8(at(rH, offPriv), PrivS)
 	a.jcc(ccNE, leave)
 	l.readSstatus() // the old value, for rd and for the set or clear
-	if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
-		l.getX(rcx, o.rs1)
-	} else {
-		a.movImm(rcx, int64(o.rs1)) // the immediate
-	}
-	switch o.kind {
-	case isa.CSRRW, isa.CSRRWI:
-		a.movRR(rdx, rcx)
-	case isa.CSRRS, isa.CSRRSI:
-		a.movRR(rdx, rax)
-		a.aluRR(aluOr, rdx, rcx)
-	default:
-		a.movRR(rdx, rax)
-		a.aluRR(aluOr, rdx, rcx)
-		a.aluRR(aluXor, rdx, rcx)
-	}
+	l.csrSource(o)
+	l.csrNew(o)
 	a.aluRI(aluAnd, rdx, sstatusWritable)
 	a.load64(rcx, at(rH, offMstatus))
 	a.aluRI(aluAnd, rcx, ^int32(sstatusWritable))
@@ -1097,6 +1083,33 @@ func (l *lowering) machineRead(o *op, k int) {
 	l.setX(o.rd, rax)
 }
 
+// csrSource puts a CSR write's source in rcx: rs1, or the immediate.
+func (l *lowering) csrSource(o *op) {
+	if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
+		l.getX(rcx, o.rs1)
+	} else {
+		l.a.movImm(rcx, int64(o.rs1)) // the immediate
+	}
+}
+
+// csrNew puts in rdx the value a CSR write writes, as csrOp makes it from
+// the old value in rax and the source in rcx: the source, or the old value
+// with the source's bits set or cleared.
+func (l *lowering) csrNew(o *op) {
+	a := &l.a
+	switch o.kind {
+	case isa.CSRRW, isa.CSRRWI:
+		a.movRR(rdx, rcx)
+	case isa.CSRRS, isa.CSRRSI:
+		a.movRR(rdx, rax)
+		a.aluRR(aluOr, rdx, rcx)
+	default:
+		a.movRR(rdx, rax)
+		a.aluRR(aluOr, rdx, rcx)
+		a.aluRR(aluXor, rdx, rcx)
+	}
+}
+
 // plainCSR lowers an access to one of plainCSRs as csrOp does it: below
 // the CSR's privilege (bits 9:8 of its number) it leaves to the
 // interpreter before the op, which raises the trap; otherwise the old value
@@ -1111,25 +1124,11 @@ func (l *lowering) plainCSR(o *op, k int) {
 	a.jcc(ccB, leave)
 	write := o.rm != 0 // as exec passes it to csrOp
 	if write {
-		if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
-			l.getX(rcx, o.rs1)
-		} else {
-			a.movImm(rcx, int64(o.rs1)) // the immediate
-		}
+		l.csrSource(o)
 	}
 	a.load64(rax, at(rH, off))
 	if write {
-		switch o.kind {
-		case isa.CSRRW, isa.CSRRWI:
-			a.movRR(rdx, rcx)
-		case isa.CSRRS, isa.CSRRSI:
-			a.movRR(rdx, rax)
-			a.aluRR(aluOr, rdx, rcx)
-		default:
-			a.movRR(rdx, rax)
-			a.aluRR(aluOr, rdx, rcx)
-			a.aluRR(aluXor, rdx, rcx)
-		}
+		l.csrNew(o)
 		if o.csr == isa.CSRSepc || o.csr == isa.CSRMepc {
 			a.aluRI(aluAnd, rdx, -2)
 		}
