@@ -190,6 +190,9 @@ func (a *emitter) load64(dst reg, m mem) { a.opMem(true, dst, m, 0x8b) }
 // store64: mov qword [m], src.
 func (a *emitter) store64(m mem, src reg) { a.opMem(true, src, m, 0x89) }
 
+// movRR32: mov dst32, src32 (zero-extends into dst).
+func (a *emitter) movRR32(dst, src reg) { a.opReg(false, src, dst, 0x89) }
+
 // movRR: mov dst, src.
 func (a *emitter) movRR(dst, src reg) { a.opReg(true, src, dst, 0x89) }
 
@@ -404,6 +407,15 @@ func (a *emitter) sse(prefix byte, w bool, op byte, x reg, m mem) {
 	a.rexMem(w, x, m, false)
 	a.byte1(0x0f, op)
 	a.modrmMem(x, m)
+}
+
+// cvtsi2sd: x = the signed integer in src (64 bits if w, else 32) as a
+// double, rounded as MXCSR says.
+func (a *emitter) cvtsi2sd(x, src reg, w bool) {
+	a.byte1(0xf2)
+	a.rex(w, x, 0, src, false)
+	a.byte1(0x0f, 0x2a)
+	a.modrmReg(x, src)
 }
 
 // movsdLoad: movq xmm, qword [m].

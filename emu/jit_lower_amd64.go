@@ -108,8 +108,11 @@ func jitOp(o *op) bool {
 		isa.MUL, isa.MULH, isa.MULHSU, isa.MULHU, isa.DIV, isa.DIVU, isa.REM, isa.REMU,
 		isa.MULW, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW,
 		isa.FENCE,
-		isa.FLD, isa.FSD, isa.FLW, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
-		return true
+		isa.FLD, isa.FSD, isa.FLW, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
+		isa.FMV_D_X, isa.FMV_X_D, isa.FCVT_D_W, isa.FCVT_D_WU:
+		return true // the conversions from 32 bits are exact in every rounding mode
+	case isa.FCVT_D_L:
+		return o.rm == isa.RNE || o.rm == isa.DYN
 	case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
 		isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
 		isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D:
@@ -453,7 +456,7 @@ func (l *lowering) assignRegs() {
 	for _, b := range l.members {
 		n := jitPrefix(b)
 		for i := 0; i < n; i++ {
-			if o := &b.ops[i]; writesX(o.kind) && !isFP(o.kind) && o.rd < 32 {
+			if o := &b.ops[i]; writesX(o.kind) && o.rd < 32 {
 				written[o.rd] = true
 			}
 		}
@@ -482,8 +485,10 @@ func opRegs(o *op) []uint8 {
 	switch o.kind {
 	case isa.LUI, isa.AUIPC, isa.JAL:
 		return []uint8{o.rd}
-	case isa.FLD, isa.FLW, isa.FSD, isa.FSW:
+	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FMV_D_X, isa.FCVT_D_W, isa.FCVT_D_WU, isa.FCVT_D_L:
 		return []uint8{o.rs1}
+	case isa.FMV_X_D:
+		return []uint8{o.rd}
 	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D, isa.FADD_D, isa.FSUB_D, isa.FMUL_D,
 		isa.FDIV_D, isa.FSQRT_D, isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D, isa.FENCE:
 		return nil
@@ -773,7 +778,8 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 	case isa.FLD, isa.FLW, isa.FSD, isa.FSW, isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D,
 		isa.FADD_D, isa.FSUB_D, isa.FMUL_D, isa.FDIV_D, isa.FSQRT_D,
-		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
+		isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D,
+		isa.FMV_D_X, isa.FMV_X_D, isa.FCVT_D_W, isa.FCVT_D_WU, isa.FCVT_D_L:
 		l.fp(o, i)
 	default:
 		panic("jit: lowering an op jitOp refuses")
@@ -1335,6 +1341,28 @@ func (l *lowering) fp(o *op, k int) {
 			a.aluRR(aluOr, rax, rcx)
 		}
 		a.store64(fm(o.rd), rax)
+	case isa.FMV_D_X:
+		l.getX(rax, o.rs1)
+		a.store64(fm(o.rd), rax)
+	case isa.FMV_X_D:
+		dirty = false
+		a.load64(rax, fm(o.rs1))
+		l.setX(o.rd, rax)
+	case isa.FCVT_D_W, isa.FCVT_D_WU, isa.FCVT_D_L:
+		// cvtsi2sd rounds as MXCSR says (to nearest even, as frm is
+		// here) and sets PE, which becomes NX, when it is inexact.
+		const xmm0 = reg(0)
+		l.getX(rax, o.rs1)
+		switch o.kind {
+		case isa.FCVT_D_W:
+			a.cvtsi2sd(xmm0, rax, false)
+		case isa.FCVT_D_WU:
+			a.movRR32(rax, rax) // zero-extend
+			a.cvtsi2sd(xmm0, rax, true)
+		default:
+			a.cvtsi2sd(xmm0, rax, true)
+		}
+		a.movsdStore(fm(o.rd), xmm0)
 	default:
 		const xmm0, xmm1 = reg(0), reg(1)
 		switch o.kind {

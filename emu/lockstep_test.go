@@ -698,3 +698,57 @@ func TestTranslatedCodeSwitchesTLBSetsWithSUM(t *testing.T) {
 		t.Fatalf("only %d of 40000 slots in host code", st.Insns)
 	}
 }
+
+// fpMoveProgram converts integers to doubles (inexact ones among them)
+// and moves bits between the register files, in a loop that switches frm
+// between RNE and RTZ every 256 rounds (dynamic-rounding conversions then
+// leave to the interpreter) and reads fflags (NX accrued by host code)
+// every round.
+var fpMoveProgram = []string{
+	"addi a0,a0,1", // 80000000
+	"slli t1,a0,40",
+	"add t1,t1,a0",       // a large value: inexact as a double
+	"fcvt.d.l f1,t1,dyn", // 8000000c
+	"fcvt.d.w f2,t1,rne", // 80000010: the low word, signed
+	"fcvt.d.wu f3,t1,rtz",
+	"fmv.x.d t2,f1",
+	"add a1,a1,t2", // 80000020
+	"fmv.d.x f4,a1",
+	"fadd.d f5,f4,f2,dyn",
+	"fmv.x.d s2,f3",
+	"add a1,a1,s2", // 80000030
+	"srli t4,a0,8",
+	"andi t4,t4,1",
+	"csrrw zero,frm,t4",
+	"csrrs t5,fflags,zero", // 80000040
+	"add a2,a2,t5",
+	"csrrw zero,fflags,zero",
+	"andi t6,a0,63",
+	"bne t6,zero,80000000", // 80000050
+	"fcvt.d.l f6,t1,rtz",   // a static mode host code leaves to Go
+	"fmv.x.d s3,f6",
+	"j 80000000",
+}
+
+func TestTheEnginesAgreeOnConversionsToDoubleAndFPMoves(t *testing.T) {
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	build := programBuild(t, fpMoveProgram, 1, 100, func(m *Machine) {
+		m.harts[0].mstatus |= mstatusFS
+	})
+	agreeTo40K(t, "conversions and moves", build)
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetEngine(EngineJIT)
+	m.Run(40_000)
+	h := m.harts[0]
+	if h.x[12] == 0 {
+		t.Fatal("fflags never showed NX: the inexact conversions were not flagged")
+	}
+	if st := m.JITStats(); st.Insns < 20_000 {
+		t.Fatalf("only %d of 40000 slots in host code", st.Insns)
+	}
+}
