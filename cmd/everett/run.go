@@ -137,7 +137,7 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 	}
 	in := &inputs{memBytes: memBytes}
 	read := func(flag, path string) ([]byte, error) {
-		b, err := os.ReadFile(path)
+		b, err := readInput(path)
 		if err != nil {
 			return nil, usageErr("%s: %v", flag, err)
 		}
