@@ -119,3 +119,17 @@ func TestAPageWrittenAfterTheSnapshotIsDecodedAfreshByThatMachineAlone(t *testin
 		})
 	}
 }
+
+func TestAMachineAdoptsTheTranslationAnotherMadeOnItsSecondRun(t *testing.T) {
+	a := frozenMachine(t, EngineJIT)
+	runMore(t, a, 30_000) // hot: translated
+	made := JITCache().Translations
+	b := frozenMachine(t, EngineJIT) // the same code, in pages of its own
+	runMore(t, b, 3*3)               // the loop three times
+	if st := b.JITStats(); st.Entries == 0 {
+		t.Fatalf("the third run of the loop was not in host code (%+v)", st)
+	}
+	if n := JITCache().Translations; n != made {
+		t.Fatalf("%d translations made for code already translated", n-made)
+	}
+}

@@ -5,6 +5,7 @@ package emu
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -48,13 +49,25 @@ type jitArena struct {
 	heads  map[uint64]struct{}   // jitHeadKey of every region translated
 	heat   map[uint64]uint32     // runs reported of heads not translated yet
 	byPage map[pageKey]*jitTrans // translations by frozen head page (see remember)
-	enter  uintptr
-	cov    uintptr // the coverage stub
-	trans  uint64
-	bytes  uint64
+	// headBits has bit jitHeadKey%headBitsN set for every key in heads,
+	// so that most blocks that head no translation learn so without mu.
+	headBits [headBitsN / 64]atomic.Uint64
+	enter    uintptr
+	cov      uintptr // the coverage stub
+	trans    uint64
+	bytes    uint64
 }
 
 var arena jitArena
+
+const headBitsN = 1 << 20
+
+// mayHead reports whether a region with head key head may have been
+// translated: false means none was.
+func (ar *jitArena) mayHead(head uint64) bool {
+	i := head % headBitsN
+	return ar.headBits[i/64].Load()&(1<<(i%64)) != 0
+}
 
 // JITCache returns the statistics of the shared translation cache.
 func JITCache() JITCacheStats {
@@ -205,6 +218,11 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 		return nil, true
 	}
 	head := jitHeadKey(b)
+	if runs == 0 && !create && !arena.mayHead(head) {
+		// The common case of a block that ran twice: no translation
+		// starts with it, and nothing is to be counted yet.
+		return nil, false
+	}
 	pk := pageKey{off: b.pa & pageMask}
 	pk.p, pk.frozen = m.RAM.frozenPage((b.pa - m.RAM.Base) >> pageShift)
 	arena.mu.Lock()
@@ -252,6 +270,7 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 	ar.byKey[key] = t
 	ar.remember(pk, t)
 	ar.heads[head] = struct{}{}
+	ar.headBits[head%headBitsN/64].Or(1 << (head % headBitsN % 64))
 	delete(ar.heat, head)
 	ar.wait = append(ar.wait, t)
 	ar.trans++
