@@ -54,6 +54,22 @@ type RAM struct {
 
 	pagesCopied  uint64 // pages allocated or copied since made or restored
 	leavesCopied uint64
+
+	huge *hugePages // where new pages come from, if not the heap (UseHugePages)
+}
+
+// UseHugePages makes r take the pages it allocates or copies from now on
+// from huge pages where the host has them (hugePages). Those pages are
+// never freed: only for a RAM that lives as long as the process, such as
+// the one machine of `everett run`.
+func (r *RAM) UseHugePages() { r.huge = &hugePages{} }
+
+// newPage returns a zeroed page for r.
+func (r *RAM) newPage() *page {
+	if r.huge != nil {
+		return r.huge.page()
+	}
+	return new(page)
 }
 
 // PagesCopied returns how many pages this RAM has allocated or copied on
@@ -145,12 +161,12 @@ func (r *RAM) writePage(pn uint64) (p *page, copied bool) {
 	p = l.pages[i]
 	switch {
 	case p == nil:
-		p = new(page)
+		p = r.newPage()
 		l.pages[i] = p
 		l.owners[i] = r.id
 		copied = true
 	case l.owners[i] != r.id:
-		np := new(page)
+		np := r.newPage()
 		*np = *p
 		l.pages[i] = np
 		l.owners[i] = r.id
