@@ -303,6 +303,7 @@ func (m *Machine) blockAt(pa uint64) *block {
 		return b
 	}
 	p, shared := m.RAM.frozenPage(pn)
+	shared = shared && !m.only
 	if shared {
 		if b := m.sharedBlock(pn, pa, p); b != nil {
 			return b

@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"testing"
 
 	"everett/internal/testelf"
@@ -110,5 +111,35 @@ func TestAMachineCopiesTheBlocksAnotherDecodedFromASharedPage(t *testing.T) {
 	}
 	if ha, hb := a.StateHash(), b.StateHash(); ha != hb {
 		t.Fatalf("state hashes %#x and %#x", ha, hb)
+	}
+}
+
+func TestTheOnlyMachineOfAProcessOffersNoBlocksAndComputesTheSame(t *testing.T) {
+	for i, e := range []Engine{EngineInterp, EngineJIT} {
+		t.Run(e.String(), func(t *testing.T) {
+			// A program of its own, so that no other machine shares its page.
+			img := imageOf(t, "add a0,a0,a1", "addi a2,a2,3", fmt.Sprintf("xori a3,a2,%d", 0x5a0+i), "j 80000000")
+			only := imageMachine(t, e, img, true)
+			only.OnlyMachine()
+			runMore(t, only, 30_000)
+			p := only.RAM.readPage(0)
+			sharedCode.Lock()
+			offered := sharedCode.pages[p] != nil
+			sharedCode.Unlock()
+			if offered {
+				t.Fatal("the only machine offered the blocks of its image page to other machines")
+			}
+			other := imageMachine(t, e, img, true)
+			runMore(t, other, 30_000)
+			if a, b := only.StateHash(), other.StateHash(); a != b {
+				t.Fatalf("state hashes: the only machine %#x, another %#x", a, b)
+			}
+			sharedCode.Lock()
+			offered = sharedCode.pages[p] != nil
+			sharedCode.Unlock()
+			if !offered {
+				t.Fatal("a machine that is not the only one did not offer its blocks")
+			}
+		})
 	}
 }

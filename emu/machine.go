@@ -182,6 +182,7 @@ type Machine struct {
 	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
 	jitStats JITStats
 	jitEager bool // translate blocks on their second run (CompareEngines)
+	only     bool // the only machine of its process (OnlyMachine)
 
 	mg      merge // the merged turn of a one-hart machine (merge.go)
 	noMerge bool  // run rounds one by one (tests compare the two)

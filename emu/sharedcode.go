@@ -40,6 +40,16 @@ func (m *Machine) sharedBlock(pn, pa uint64, p *page) *block {
 	return b
 }
 
+// OnlyMachine tells m that it is the only machine its process will run
+// (as in `everett run`), so that it skips what serves other machines: it
+// offers no decoded blocks to them (sharedCode), and its RAM takes its
+// pages from huge pages, which are never freed (RAM.UseHugePages). A host
+// setting: it never changes results.
+func (m *Machine) OnlyMachine() {
+	m.only = true
+	m.RAM.UseHugePages()
+}
+
 // shareBlock offers b, decoded from shared page p, to the other machines.
 func shareBlock(p *page, b *block) {
 	t := &block{ops: b.ops, size: b.size}

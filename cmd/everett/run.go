@@ -375,8 +375,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "everett: determinism check passed: two runs agree at every checkpoint (every %d instructions, %d in all)\n",
 			f.checkEvery, m.ICount())
 	default:
-		// The one machine of the process: its RAM may take huge pages.
-		m.RAM.UseHugePages()
+		m.OnlyMachine()
 		if f.snap.at != 0 {
 			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return specOf(in, f) }, stderr); err != nil {
 				return err
