@@ -214,14 +214,14 @@ func jitHeadKey(b *block) uint64 {
 // when there never will be (b cannot be translated, or the cache is
 // full). The translation may not be runnable yet (see jitArena).
 func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans, no bool) {
-	if jitPrefix(b) == 0 {
-		return nil, true
-	}
 	head := jitHeadKey(b)
 	if runs == 0 && !create && !arena.mayHead(head) {
 		// The common case of a block that ran twice: no translation
 		// starts with it, and nothing is to be counted yet.
 		return nil, false
+	}
+	if jitPrefix(b) == 0 {
+		return nil, true
 	}
 	pk := pageKey{off: b.pa & pageMask}
 	pk.p, pk.frozen = m.RAM.frozenPage((b.pa - m.RAM.Base) >> pageShift)
