@@ -60,7 +60,7 @@ type jitArena struct {
 
 var arena jitArena
 
-const headBitsN = 1 << 20
+const headBitsN = 1 << 17
 
 // mayHead reports whether a region with head key head may have been
 // translated: false means none was.
