@@ -41,11 +41,12 @@ type block struct {
 
 	// JIT (jit.go): host code entry points once translated, or 0.
 	// Translated code reads valid and jit, so their offsets are known to it.
-	jit   uintptr // entry from other translations
-	jitGo uintptr // entry from the run loop
-	hits  uint32  // runs by the interpreter while not translated
-	noJIT bool    // nothing of it can be translated
-	tr    *jitTrans
+	jit    uintptr // entry from other translations
+	jitGo  uintptr // entry from the run loop
+	hits   uint32  // runs by the interpreter while not translated
+	noJIT  bool    // nothing of it can be translated
+	jitOps uint8   // 1 + the ops the translator handles (jitPrefix), or 0 if not counted yet
+	tr     *jitTrans
 }
 
 // codePage holds the blocks that start in one physical page, indexed by

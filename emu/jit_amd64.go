@@ -215,7 +215,8 @@ func jitHeadKey(b *block) uint64 {
 // full). The translation may not be runnable yet (see jitArena).
 func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans, no bool) {
 	head := jitHeadKey(b)
-	if runs == 0 && !create && !arena.mayHead(head) {
+	may := arena.mayHead(head) // read without mu: a head made just now may be missed, which only delays
+	if runs == 0 && !create && !may {
 		// The common case of a block that ran twice: no translation
 		// starts with it, and nothing is to be counted yet.
 		return nil, false
@@ -230,13 +231,16 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 		arena.mu.Unlock()
 		return nil, true
 	}
-	if pk.frozen {
-		if t := arena.byPage[pk]; t != nil {
-			arena.mu.Unlock()
-			return t, false
+	made := false
+	if may {
+		if pk.frozen {
+			if t := arena.byPage[pk]; t != nil {
+				arena.mu.Unlock()
+				return t, false
+			}
 		}
+		_, made = arena.heads[head]
 	}
-	_, made := arena.heads[head]
 	if !create && runs > 0 {
 		n := arena.heat[head] + runs
 		arena.heat[head] = n
