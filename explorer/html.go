@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -35,12 +36,16 @@ const (
 	htmlSignatureMarks  = 100 // first-seen marks on the coverage chart
 )
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":   pct,
-	"short": func(s string) string { return s[:min(len(s), 12)] },
-	"base":  filepath.Base,
-	"dur":   func(d Duration) string { return time.Duration(d).String() },
-}).Parse(reportTemplate))
+// reportTmpl is parsed when a report is first rendered, not when the
+// program starts: every everett command would pay for it.
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct":   pct,
+		"short": func(s string) string { return s[:min(len(s), 12)] },
+		"base":  filepath.Base,
+		"dur":   func(d Duration) string { return time.Duration(d).String() },
+	}).Parse(reportTemplate))
+})
 
 // htmlReport is what the template renders.
 type htmlReport struct {
@@ -180,7 +185,7 @@ func (f *SweepFile) HTML() ([]byte, error) {
 	}
 	d.HostTime = (time.Duration(host * float64(time.Second))).Round(time.Millisecond).String()
 	var buf bytes.Buffer
-	if err := reportTmpl.Execute(&buf, d); err != nil {
+	if err := reportTmpl().Execute(&buf, d); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
