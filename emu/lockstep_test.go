@@ -367,6 +367,21 @@ func agreeTo40K(t *testing.T, what string, build func() (*Machine, error)) {
 	}
 }
 
+// runJIT40K builds a machine with build and runs it 40,000 slots under
+// the JIT, for the tests to look at what it did.
+func runJIT40K(t *testing.T, build func() (*Machine, error)) *Machine {
+	t.Helper()
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetEngine(EngineJIT); err != nil {
+		t.Fatal(err)
+	}
+	m.Run(40_000)
+	return m
+}
+
 // wakeProgram runs in S-mode with a supervisor software interrupt pending
 // but masked (SIE clear), so translated code runs; csrsi sstatus then
 // unmasks it, and it must be taken right after that op, as in exec.
@@ -396,12 +411,7 @@ func TestTheEnginesTakeAnInterruptUnmaskedInTranslatedCode(t *testing.T) {
 		h.mie = MipSSIP
 	})
 	agreeTo40K(t, "wake", build)
-	m, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.SetEngine(EngineJIT)
-	m.Run(40_000)
+	m := runJIT40K(t, build)
 	h := m.harts[0]
 	if taken, passes := h.x[19], h.x[18]; taken == 0 || taken != passes {
 		t.Fatalf("%d interrupts taken in %d passes, want one per pass", taken, passes)
@@ -463,12 +473,7 @@ func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
 			h.mtvec = DefaultRAMBase + 0x100
 		})
 		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
-		m, err := build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.SetEngine(EngineJIT)
-		m.Run(40_000)
+		m := runJIT40K(t, build)
 		if m.JITStats().Insns == 0 {
 			t.Fatalf("priv %d: nothing ran as host code", priv)
 		}
@@ -534,12 +539,7 @@ func TestTheEnginesAgreeOnTheTimeCSR(t *testing.T) {
 			h.mtvec = DefaultRAMBase + 0x100
 		})
 		agreeTo40K(t, what, build)
-		m, err := build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.SetEngine(EngineJIT)
-		m.Run(40_000)
+		m := runJIT40K(t, build)
 		if m.JITStats().Insns == 0 {
 			t.Fatalf("%s: nothing ran as host code", what)
 		}
@@ -610,12 +610,7 @@ func TestTheEnginesAgreeOnSstatusWritesAndMachineReads(t *testing.T) {
 			}
 		})
 		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
-		m, err := build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.SetEngine(EngineJIT)
-		m.Run(40_000)
+		m := runJIT40K(t, build)
 		// In S the sstatus writes run in host code (all but MXR's), in M
 		// the reads of mhartid and mstatus.
 		want := map[uint8]uint64{PrivM: 23_000, PrivS: 30_000, PrivU: 25_000}[priv]
@@ -681,12 +676,7 @@ func TestTranslatedCodeSwitchesTLBSetsWithSUM(t *testing.T) {
 		h.mtvec = DefaultRAMBase + 0x100
 	})
 	agreeTo40K(t, "SUM", build)
-	m, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.SetEngine(EngineJIT)
-	m.Run(40_000)
+	m := runJIT40K(t, build)
 	h := m.harts[0]
 	if loops, faults := h.x[12], h.x[23]; loops < 1000 || faults != loops && faults != loops+1 {
 		t.Fatalf("%d loops, %d faults: the load with SUM clear must fault every time", loops, faults)
@@ -738,12 +728,7 @@ func TestTheEnginesAgreeOnConversionsToDoubleAndFPMoves(t *testing.T) {
 		m.harts[0].mstatus |= mstatusFS
 	})
 	agreeTo40K(t, "conversions and moves", build)
-	m, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.SetEngine(EngineJIT)
-	m.Run(40_000)
+	m := runJIT40K(t, build)
 	h := m.harts[0]
 	if h.x[12] == 0 {
 		t.Fatal("fflags never showed NX: the inexact conversions were not flagged")
