@@ -137,6 +137,18 @@ func (m *Machine) jitPrepare(b *block) {
 		}
 		return
 	}
+	if m.only {
+		// No other machine adds to the counts (OnlyMachine): count here,
+		// without the cache's lock. The second run still looks, for code
+		// this machine translated before and decodes again.
+		switch b.hits {
+		case jitAdopt:
+			b.tr, b.noJIT = m.jitTranslate(b, 0, false)
+		case jitHot:
+			b.tr, b.noJIT = m.jitTranslate(b, 0, true)
+		}
+		return
+	}
 	var runs uint32
 	switch h := b.hits; {
 	case h == jitAdopt:
