@@ -376,7 +376,28 @@ func (a *emitter) rel32(l *label) {
 	a.u32(0)
 }
 
-func newLabel() *label { return &label{pos: -1} }
+func newLabel() *label {
+	p := &labelPool
+	if p.n == len(p.l) {
+		p.l = append(p.l, &label{})
+	}
+	l := p.l[p.n]
+	p.n++
+	l.pos, l.fixups = -1, l.fixups[:0]
+	return l
+}
+
+// labelPool hands out labels that every translation reuses, fixups
+// included, so that a translation's hundreds of labels cost no
+// allocations. Translations are made under the arena's lock, one at a
+// time, and no label outlives the translation it was made for.
+var labelPool struct {
+	l []*label
+	n int
+}
+
+// freeLabels makes every label free again: a translation is starting.
+func freeLabels() { labelPool.n = 0 }
 
 // bind places l here and patches the jumps that were waiting for it.
 func (a *emitter) bind(l *label) {

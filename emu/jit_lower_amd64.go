@@ -208,6 +208,7 @@ func jitPrefix(b *block) int {
 // mid-block exit before the first op left to the interpreter). Then the
 // out-of-line exits.
 func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
+	freeLabels()
 	l := &lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel()}
 	l.a.b = emitBuf[:0]
 	defer func() { emitBuf = l.a.b[:0] }()
