@@ -2,6 +2,7 @@ package emu
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"everett/isa"
 )
@@ -286,9 +287,39 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	if len(ops) == 0 {
 		return nil
 	}
-	b := &block{ops: append([]op(nil), ops...), pa: pa, size: off - start, valid: true}
+	b := newBlock(len(ops))
+	copy(b.ops, ops)
+	b.pa, b.size, b.valid = pa, off-start, true
 	m.addBlock(pn, pa, p, b)
 	return b
+}
+
+// newBlock returns a block with room for its n ops allocated with it: one
+// allocation instead of two, and the ops right after the block's fields,
+// where the run loop reads both (the room rounds n up to a power of two).
+func newBlock(n int) *block {
+	switch {
+	case n <= 2:
+		return blockWithRoom[[2]op](n)
+	case n <= 4:
+		return blockWithRoom[[4]op](n)
+	case n <= 8:
+		return blockWithRoom[[8]op](n)
+	case n <= 16:
+		return blockWithRoom[[16]op](n)
+	}
+	return &block{ops: make([]op, n)}
+}
+
+// blockWithRoom allocates a block and an array of ops (A is [k]op, k >= n)
+// together, and gives the block the first n.
+func blockWithRoom[A any](n int) *block {
+	s := new(struct {
+		b block
+		o A
+	})
+	s.b.ops = unsafe.Slice((*op)(unsafe.Pointer(&s.o)), n)
+	return &s.b
 }
 
 // blockAt returns the machine's block at pa (in RAM): its own, a frozen
