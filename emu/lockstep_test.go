@@ -367,6 +367,22 @@ func agreeTo40K(t *testing.T, what string, build func() (*Machine, error)) {
 	}
 }
 
+// withSkipHandler pads program p (at the start of RAM) to 0x100 bytes and
+// appends a machine-mode trap handler there that skips the trapping
+// 4-byte instruction and counts the traps in s7.
+func withSkipHandler(p []string) []string {
+	for len(p) < 0x100/4 {
+		p = append(p, "addi zero,zero,0")
+	}
+	return append(p,
+		"csrrs t6,mepc,zero", // 80000100
+		"addi t6,t6,4",
+		"csrrw zero,mepc,t6",
+		"addi s7,s7,1",
+		"mret",
+	)
+}
+
 // runJIT40K builds a machine with build and runs it 40,000 slots under
 // the JIT, for the tests to look at what it did.
 func runJIT40K(t *testing.T, build func() (*Machine, error)) *Machine {
@@ -450,16 +466,7 @@ var plainCSRProgram = func() []string {
 		"add a1,a1,s8",
 		"j 80000000",
 	}
-	for len(p) < 0x100/4 {
-		p = append(p, "addi zero,zero,0")
-	}
-	return append(p,
-		"csrrs t6,mepc,zero", // 80000100: the handler skips the access
-		"addi t6,t6,4",
-		"csrrw zero,mepc,t6",
-		"addi s7,s7,1",
-		"mret",
-	)
+	return withSkipHandler(p)
 }()
 
 func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
@@ -503,16 +510,7 @@ var timeProgram = func() []string {
 		"add a1,a1,t3", // 80000030
 		"j 80000000",
 	}
-	for len(p) < 0x100/4 {
-		p = append(p, "addi zero,zero,0")
-	}
-	return append(p,
-		"csrrs t6,mepc,zero", // 80000100: the handler skips the read
-		"addi t6,t6,4",
-		"csrrw zero,mepc,t6",
-		"addi s7,s7,1",
-		"mret",
-	)
+	return withSkipHandler(p)
 }()
 
 func TestTheEnginesAgreeOnTheTimeCSR(t *testing.T) {
@@ -585,16 +583,7 @@ var sstatusWriteProgram = func() []string {
 		"add a1,a1,a5",
 		"j 80000000", // 80000070
 	}
-	for len(p) < 0x100/4 {
-		p = append(p, "addi zero,zero,0")
-	}
-	return append(p,
-		"csrrs t6,mepc,zero", // 80000100: the handler skips the access
-		"addi t6,t6,4",
-		"csrrw zero,mepc,t6",
-		"addi s7,s7,1",
-		"mret",
-	)
+	return withSkipHandler(p)
 }()
 
 func TestTheEnginesAgreeOnSstatusWritesAndMachineReads(t *testing.T) {
@@ -638,16 +627,7 @@ var sumProgram = func() []string {
 		"addi a2,a2,1", // 80000020
 		"j 80000000",
 	}
-	for len(p) < 0x100/4 {
-		p = append(p, "addi zero,zero,0")
-	}
-	return append(p,
-		"csrrs t6,mepc,zero", // 80000100: the handler skips the load
-		"addi t6,t6,4",
-		"csrrw zero,mepc,t6",
-		"addi s7,s7,1",
-		"mret",
-	)
+	return withSkipHandler(p)
 }()
 
 func TestTranslatedCodeSwitchesTLBSetsWithSUM(t *testing.T) {
