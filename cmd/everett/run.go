@@ -376,6 +376,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 			f.checkEvery, m.ICount())
 	default:
 		m.OnlyMachine()
+		relaxGC()
 		if f.snap.at != 0 {
 			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return specOf(in, f) }, stderr); err != nil {
 				return err
