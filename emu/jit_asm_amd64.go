@@ -94,6 +94,9 @@ type emitter struct {
 
 func (a *emitter) byte1(v ...byte) { a.b = append(a.b, v...) }
 
+// put appends one byte: most of the code is emitted a byte at a time.
+func (a *emitter) put(v byte) { a.b = append(a.b, v) }
+
 func (a *emitter) u32(v uint32) { a.b = binary.LittleEndian.AppendUint32(a.b, v) }
 
 func (a *emitter) u64(v uint64) { a.b = binary.LittleEndian.AppendUint64(a.b, v) }
@@ -115,7 +118,7 @@ func (a *emitter) rex(w bool, r, x, b reg, force bool) {
 		v |= 1
 	}
 	if v != 0x40 || force {
-		a.byte1(v)
+		a.put(v)
 	}
 }
 
@@ -134,7 +137,7 @@ func (a *emitter) modrmMem(r reg, m mem) {
 		mod = 2
 	}
 	if m.hasIndex || m.base&7 == rsp {
-		a.byte1(mod<<6 | byte(r&7)<<3 | 4)
+		a.put(mod<<6 | byte(r&7)<<3 | 4)
 		idx := byte(4) // no index
 		ss := byte(0)
 		if m.hasIndex {
@@ -148,13 +151,13 @@ func (a *emitter) modrmMem(r reg, m mem) {
 				ss = 3
 			}
 		}
-		a.byte1(ss<<6 | idx<<3 | byte(m.base&7))
+		a.put(ss<<6 | idx<<3 | byte(m.base&7))
 	} else {
-		a.byte1(mod<<6 | byte(r&7)<<3 | byte(m.base&7))
+		a.put(mod<<6 | byte(r&7)<<3 | byte(m.base&7))
 	}
 	switch mod {
 	case 1:
-		a.byte1(byte(int8(m.disp)))
+		a.put(byte(int8(m.disp)))
 	case 2:
 		a.u32(uint32(m.disp))
 	}
@@ -201,16 +204,16 @@ func (a *emitter) movImm(dst reg, v int64) {
 	switch {
 	case v >= 0 && v <= 0xffffffff:
 		a.rex(false, 0, 0, dst, false)
-		a.byte1(0xb8 + byte(dst&7))
+		a.put(0xb8 + byte(dst&7))
 		a.u32(uint32(v))
 	case v >= -1<<31 && v < 1<<31:
 		a.rex(true, 0, 0, dst, false)
-		a.byte1(0xc7)
+		a.put(0xc7)
 		a.modrmReg(0, dst)
 		a.u32(uint32(v))
 	default:
 		a.rex(true, 0, 0, dst, false)
-		a.byte1(0xb8 + byte(dst&7))
+		a.put(0xb8 + byte(dst&7))
 		a.u64(uint64(v))
 	}
 }
@@ -241,7 +244,7 @@ func (a *emitter) aluRI32(op aluOp, dst reg, imm int32) { a.aluRIw(false, op, ds
 
 func (a *emitter) aluRIw(w bool, op aluOp, dst reg, imm int32) {
 	a.rex(w, 0, 0, dst, false)
-	a.byte1(aluImmOpcode(imm))
+	a.put(aluImmOpcode(imm))
 	a.modrmReg(reg(op), dst)
 	a.aluImm(imm)
 }
@@ -249,7 +252,7 @@ func (a *emitter) aluRIw(w bool, op aluOp, dst reg, imm int32) {
 // aluMI: qword [m] op= imm (sign-extended 32-bit).
 func (a *emitter) aluMI(op aluOp, m mem, imm int32) {
 	a.rexMem(true, 0, m, false)
-	a.byte1(aluImmOpcode(imm))
+	a.put(aluImmOpcode(imm))
 	a.modrmMem(reg(op), m)
 	a.aluImm(imm)
 }
@@ -266,7 +269,7 @@ func aluImmOpcode(imm int32) byte {
 // aluImm emits the immediate in the size aluImmOpcode chose.
 func (a *emitter) aluImm(imm int32) {
 	if imm >= -128 && imm <= 127 {
-		a.byte1(byte(int8(imm)))
+		a.put(byte(int8(imm)))
 		return
 	}
 	a.u32(uint32(imm))
@@ -275,9 +278,9 @@ func (a *emitter) aluImm(imm int32) {
 // cmpMI8: cmp byte [m], imm.
 func (a *emitter) cmpMI8(m mem, imm uint8) {
 	a.rexMem(false, 0, m, false)
-	a.byte1(0x80)
+	a.put(0x80)
 	a.modrmMem(7, m)
-	a.byte1(imm)
+	a.put(imm)
 }
 
 // testRR: test x, y.
@@ -291,15 +294,15 @@ func (a *emitter) shiftRI32(op shiftOp, dst reg, n uint8) { a.shiftRIw(false, op
 
 func (a *emitter) shiftRIw(w bool, op shiftOp, dst reg, n uint8) {
 	a.rex(w, 0, 0, dst, false)
-	a.byte1(0xc1)
+	a.put(0xc1)
 	a.modrmReg(reg(op), dst)
-	a.byte1(n)
+	a.put(n)
 }
 
 // shiftRCL: dst = dst shift cl (the count masked to 6 bits, or 5 for 32).
 func (a *emitter) shiftRCL(w bool, op shiftOp, dst reg) {
 	a.rex(w, 0, 0, dst, false)
-	a.byte1(0xd3)
+	a.put(0xd3)
 	a.modrmReg(reg(op), dst)
 }
 
@@ -309,9 +312,9 @@ func (a *emitter) unaryR(w bool, digit, r reg) { a.opReg(w, digit, r, 0xf7) }
 // cqo sign-extends rax into rdx (cdq for eax into edx when !w).
 func (a *emitter) cqo(w bool) {
 	if w {
-		a.byte1(0x48)
+		a.put(0x48)
 	}
-	a.byte1(0x99)
+	a.put(0x99)
 }
 
 // movsxd: dst = sign-extended src32.
@@ -337,11 +340,11 @@ func (a *emitter) loadU32(dst reg, m mem) { a.opMem(false, dst, m, 0x8b) }
 // Stores of the low bytes of src.
 func (a *emitter) store8(m mem, src reg) {
 	a.rexMem(false, src, m, src >= rsp)
-	a.byte1(0x88)
+	a.put(0x88)
 	a.modrmMem(src, m)
 }
 func (a *emitter) store16(m mem, src reg) {
-	a.byte1(0x66)
+	a.put(0x66)
 	a.opMem(false, src, m, 0x89)
 }
 func (a *emitter) store32(m mem, src reg) { a.opMem(false, src, m, 0x89) }
@@ -363,7 +366,7 @@ func (a *emitter) jcc(c cond, l *label) {
 
 // jmp jumps to l.
 func (a *emitter) jmp(l *label) {
-	a.byte1(0xe9)
+	a.put(0xe9)
 	a.rel32(l)
 }
 
@@ -405,13 +408,13 @@ func (a *emitter) bind(l *label) {
 	for _, f := range l.fixups {
 		binary.LittleEndian.PutUint32(a.b[f:], uint32(int32(l.pos-(f+4))))
 	}
-	l.fixups = nil
+	l.fixups = l.fixups[:0] // kept: the label goes back to the pool (labelPool)
 }
 
 // storeMI: mov qword [m], imm (sign-extended 32-bit).
 func (a *emitter) storeMI(m mem, imm int32) {
 	a.rexMem(true, 0, m, false)
-	a.byte1(0xc7)
+	a.put(0xc7)
 	a.modrmMem(0, m)
 	a.u32(uint32(imm))
 }
@@ -424,7 +427,7 @@ func (a *emitter) imulRR(dst, src reg) { a.opReg(true, dst, src, 0x0f, 0xaf) }
 // sse emits prefix, REX, 0F op, ModRM for an xmm register and a memory
 // operand.
 func (a *emitter) sse(prefix byte, w bool, op byte, x reg, m mem) {
-	a.byte1(prefix)
+	a.put(prefix)
 	a.rexMem(w, x, m, false)
 	a.byte1(0x0f, op)
 	a.modrmMem(x, m)
@@ -433,7 +436,7 @@ func (a *emitter) sse(prefix byte, w bool, op byte, x reg, m mem) {
 // cvtsi2sd: x = the signed integer in src (64 bits if w, else 32) as a
 // double, rounded as MXCSR says.
 func (a *emitter) cvtsi2sd(x, src reg, w bool) {
-	a.byte1(0xf2)
+	a.put(0xf2)
 	a.rex(w, x, 0, src, false)
 	a.byte1(0x0f, 0x2a)
 	a.modrmReg(x, src)
@@ -451,7 +454,7 @@ func (a *emitter) sseArith(op byte, x reg, m mem) { a.sse(0xf2, false, op, x, m)
 
 // ucomisdRR: compare x with y, PF set if either is NaN.
 func (a *emitter) ucomisdRR(x, y reg) {
-	a.byte1(0x66)
+	a.put(0x66)
 	a.rex(false, x, 0, y, false)
 	a.byte1(0x0f, 0x2e)
 	a.modrmReg(x, y)
@@ -480,7 +483,7 @@ func (a *emitter) mxcsr(digit reg, m mem) { a.opMem(false, digit, m, 0x0f, 0xae)
 // testMI: test qword [m], imm (sign-extended 32-bit).
 func (a *emitter) testMI(m mem, imm int32) {
 	a.rexMem(true, 0, m, false)
-	a.byte1(0xf7)
+	a.put(0xf7)
 	a.modrmMem(0, m)
 	a.u32(uint32(imm))
 }
