@@ -161,13 +161,18 @@ type lowering struct {
 	exitB   *label   // boundary exit: nothing of the block at rPC has run
 	exitM   *label   // mid-block exit: ecx holds k
 	misses  []miss
-	cold    []func() // out-of-line code, emitted after the members
+	covs    []covCall // out-of-line coverage calls, emitted after the members
+	cold    []func()  // other out-of-line code, emitted after them
 	chainL  *label   // the chain sequence (chainBody), if any exit needs it
 
 	host       [256]reg // host register caching each guest register, or 0
 	cachedList []uint8  // the cached guest registers
 	dirtyList  []uint8  // those the region writes
 }
+
+// theLowering is reused by every translation (they run under the arena's
+// lock), its slices' room included.
+var theLowering lowering
 
 // emitBuf is reused by every translation (they run under the arena's
 // lock): the code is copied into the arena when placed.
@@ -209,7 +214,11 @@ func jitPrefix(b *block) int {
 // out-of-line exits.
 func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	freeLabels()
-	l := &lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel()}
+	l := &theLowering
+	*l = lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel(),
+		entries: l.entries[:0], misses: l.misses[:0], covs: l.covs[:0], cold: l.cold[:0],
+		cachedList: l.cachedList[:0], dirtyList: l.dirtyList[:0]}
+	defer func() { clear(l.cold); l.members, l.offs = nil, nil }() // keep nothing alive
 	l.a.b = emitBuf[:0]
 	defer func() { emitBuf = l.a.b[:0] }()
 	for range members {
@@ -244,6 +253,9 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 				l.jumpTo(int64(b.size))
 			}
 		}
+	}
+	for _, c := range l.covs {
+		l.covCall(c)
 	}
 	for _, c := range l.cold {
 		c()
@@ -312,13 +324,20 @@ func (l *lowering) coverage() {
 	a.aluMI(aluCmp, at(rH, offJCov), 0)
 	a.jcc(ccNE, body)
 	a.bind(skip)
-	l.cold = append(l.cold, func() {
-		a.bind(body)
-		a.movImm(rax, int64(arena.cov))
-		a.callR(rax)
-		a.jcc(ccNE, l.exitB)
-		a.jmp(skip)
-	})
+	l.covs = append(l.covs, covCall{body: body, skip: skip})
+}
+
+// covCall is one out-of-line call of the coverage stub: from body, back
+// to skip.
+type covCall struct{ body, skip *label }
+
+func (l *lowering) covCall(c covCall) {
+	a := &l.a
+	a.bind(c.body)
+	a.movImm(rax, int64(arena.cov))
+	a.callR(rax)
+	a.jcc(ccNE, l.exitB)
+	a.jmp(c.skip)
 }
 
 // covStub emits the coverage stub: it counts the edge into the block at
