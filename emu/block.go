@@ -171,7 +171,15 @@ func (m *Machine) codePage(pn uint64) *codePage {
 
 // lower turns a decoded instruction into an op.
 func lower(in isa.Inst, off uint64) op {
-	o := op{
+	var o op
+	o.set(&in, off)
+	return o
+}
+
+// set makes o the op of decoded instruction in, at offset off of its
+// block: in place, since decoding a block writes dozens of them.
+func (o *op) set(in *isa.Inst, off uint64) {
+	*o = op{
 		kind: in.Op,
 		rd:   in.Rd,
 		rs1:  in.Rs1,
@@ -184,23 +192,51 @@ func lower(in isa.Inst, off uint64) op {
 		raw:  in.Raw,
 		imm:  in.Imm,
 	}
-	if writesX(in.Op) && o.rd == 0 {
+	f := opFlags[in.Op]
+	if f&ofWritesX != 0 && o.rd == 0 {
 		o.rd = regSink
 	}
-	switch in.Op {
-	case isa.CSRRW, isa.CSRRWI:
+	if f&ofCSRWrite != 0 && (f&ofCSRAlways != 0 || in.Rs1 != 0) {
 		o.rm = 1
-	case isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
-		if in.Rs1 != 0 {
-			o.rm = 1
-		}
 	}
-	if isFP(in.Op) && usesRM(in.Op) && (in.RM == 5 || in.RM == 6) {
+	if f&ofRM != 0 && (in.RM == 5 || in.RM == 6) {
 		// Reserved rounding modes are illegal (Unprivileged §11.2).
 		o.kind = isa.ILLEGAL
 	}
-	return o
 }
+
+// opFlags holds, per op, what decoding asks of it (writesX, a rounding
+// mode, endsBlock, a CSR write): a table, since decoding asks for every
+// instruction of every block.
+var opFlags = func() (t [isa.NumOps]uint8) {
+	for k := range t {
+		op := isa.Op(k)
+		if writesX(op) {
+			t[k] |= ofWritesX
+		}
+		if isFP(op) && usesRM(op) {
+			t[k] |= ofRM
+		}
+		if endsBlock(op) {
+			t[k] |= ofEnds
+		}
+		switch op {
+		case isa.CSRRW, isa.CSRRWI:
+			t[k] |= ofCSRWrite | ofCSRAlways
+		case isa.CSRRS, isa.CSRRC, isa.CSRRSI, isa.CSRRCI:
+			t[k] |= ofCSRWrite // only with a non-zero rs1 (or uimm)
+		}
+	}
+	return t
+}()
+
+const (
+	ofWritesX   = 1 << iota // writesX
+	ofRM                    // an F or D op whose rm is a rounding mode
+	ofEnds                  // endsBlock
+	ofCSRWrite              // a CSR op that may write the CSR
+	ofCSRAlways             // one that always does (rm = 1 in its op)
+)
 
 // writesX reports whether op writes integer register rd.
 func writesX(k isa.Op) bool {
@@ -264,9 +300,9 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	p := m.RAM.readPage(pn)
 	start := pa & pageMask
 	off := start
-	var buf [maxBlockOps]op // decoded here, then copied out at its exact size
-	ops := buf[:0]
-	for len(ops) < maxBlockOps && off < pageSize {
+	buf := &m.decodeBuf // decoded here, then copied out at its exact size
+	n := 0
+	for n < maxBlockOps && off < pageSize {
 		var raw uint32
 		lo := binary.LittleEndian.Uint16(p[off:])
 		if lo&3 == 3 {
@@ -278,17 +314,18 @@ func (m *Machine) buildBlock(pa uint64) *block {
 			raw = uint32(lo)
 		}
 		in := isa.Decode(raw)
-		ops = append(ops, lower(in, off-start))
+		buf[n].set(&in, off-start)
+		n++
 		off += uint64(in.Len)
-		if endsBlock(in.Op) {
+		if opFlags[in.Op]&ofEnds != 0 {
 			break
 		}
 	}
-	if len(ops) == 0 {
+	if n == 0 {
 		return nil
 	}
-	b := newBlock(len(ops))
-	copy(b.ops, ops)
+	b := newBlock(n)
+	copy(b.ops, buf[:n])
 	b.pa, b.size, b.valid = pa, off-start, true
 	m.addBlock(pn, pa, p, b)
 	return b

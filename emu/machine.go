@@ -177,6 +177,8 @@ type Machine struct {
 
 	scratch block // for instructions that straddle a page
 
+	decodeBuf [maxBlockOps]op // buildBlock's: a block's ops before they are copied out
+
 	// Engine (engine.go): a host setting, never saved or hashed.
 	engine   Engine
 	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
