@@ -163,7 +163,7 @@ type lowering struct {
 	misses  []miss
 	covs    []covCall // out-of-line coverage calls, emitted after the members
 	cold    []func()  // other out-of-line code, emitted after them
-	chainL  *label   // the chain sequence (chainBody), if any exit needs it
+	chainL  *label    // the chain sequence (chainBody), if any exit needs it
 
 	host       [256]reg // host register caching each guest register, or 0
 	cachedList []uint8  // the cached guest registers
