@@ -14,7 +14,6 @@ const (
 	remapRoot = DefaultRAMBase + 0x80000 // root table; L1 at +0x1000, L0 at +0x2000 (per hart: +0x4000)
 	remapA    = DefaultRAMBase + 0x10000
 	remapB    = DefaultRAMBase + 0x11000
-	remapVA   = 0x40000000
 )
 
 // remapProgram calls the function at VA 0x40000000 from one call
@@ -90,24 +89,31 @@ func remapEngines() []Engine {
 	return []Engine{EngineInterp}
 }
 
+// runOn builds a machine, runs n instruction slots on engine e and
+// returns it.
+func runOn(t *testing.T, build func() (*Machine, error), e Engine, n uint64) *Machine {
+	t.Helper()
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetEngine(e); err != nil {
+		t.Fatal(err)
+	}
+	m.Run(n)
+	return m
+}
+
 func TestACallSiteRunsTheCodeItsPageMapsAfterAFlushOfThatPage(t *testing.T) {
 	for _, e := range remapEngines() {
 		t.Run(e.String(), func(t *testing.T) {
-			var pteAt uint64
 			build := programBuild(t, remapProgram, 1, 1000, func(m *Machine) {
-				pteAt = remapPaging(t, m, []uint64{remapA})
+				pteAt := remapPaging(t, m, []uint64{remapA})
 				h := m.harts[0]
 				h.x[5] = pteAt                                              // t0
 				h.x[6] = uint64(remapB)>>12<<10 | pteV | pteR | pteX | pteA // t1
 			})
-			m, err := build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.SetEngine(e); err != nil {
-				t.Fatal(err)
-			}
-			m.Run(200_000)
+			m := runOn(t, build, e, 200_000)
 			h := m.harts[0]
 			if calls := h.x[9]; calls != 4000 {
 				t.Fatalf("%d calls; want 4000 (pc %#x)", calls, h.pc)
@@ -125,14 +131,7 @@ func TestTwoHartsMappingOneVADifferentlyEachRunTheirOwnCode(t *testing.T) {
 			build := programBuild(t, remapCallProgram, 2, 100, func(m *Machine) {
 				remapPaging(t, m, []uint64{remapA, remapB})
 			})
-			m, err := build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.SetEngine(e); err != nil {
-				t.Fatal(err)
-			}
-			m.Run(100_000)
+			m := runOn(t, build, e, 100_000)
 			for i, per := range []uint64{1, 100} {
 				h := m.harts[i]
 				if calls, a1 := h.x[9], h.x[11]; calls < 1000 || a1 != per*calls && a1 != per*(calls+1) {
