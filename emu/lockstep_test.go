@@ -387,15 +387,7 @@ func withSkipHandler(p []string) []string {
 // the JIT, for the tests to look at what it did.
 func runJIT40K(t *testing.T, build func() (*Machine, error)) *Machine {
 	t.Helper()
-	m, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetEngine(EngineJIT); err != nil {
-		t.Fatal(err)
-	}
-	m.Run(40_000)
-	return m
+	return runOn(t, build, EngineJIT, 40_000)
 }
 
 // wakeProgram runs in S-mode with a supervisor software interrupt pending
