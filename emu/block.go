@@ -169,13 +169,6 @@ func (m *Machine) codePage(pn uint64) *codePage {
 	return nil
 }
 
-// lower turns a decoded instruction into an op.
-func lower(in isa.Inst, off uint64) op {
-	var o op
-	o.set(&in, off)
-	return o
-}
-
 // set makes o the op of decoded instruction in, at offset off of its
 // block: in place, since decoding a block writes dozens of them.
 func (o *op) set(in *isa.Inst, off uint64) {

@@ -218,9 +218,12 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	*l = lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel(),
 		entries: l.entries[:0], misses: l.misses[:0], covs: l.covs[:0], cold: l.cold[:0],
 		cachedList: l.cachedList[:0], dirtyList: l.dirtyList[:0]}
-	defer func() { clear(l.cold); l.members, l.offs = nil, nil }() // keep nothing alive
 	l.a.b = emitBuf[:0]
-	defer func() { emitBuf = l.a.b[:0] }()
+	defer func() {
+		emitBuf = l.a.b[:0]
+		clear(l.cold) // keep nothing alive
+		l.members, l.offs = nil, nil
+	}()
 	for range members {
 		l.entries = append(l.entries, newLabel())
 	}

@@ -810,7 +810,8 @@ func (h *Hart) crossPage(pa uint64) *block {
 	m.RAM.Read(hiPA, hi[:])
 	raw := uint32(binary.LittleEndian.Uint16(lo[:])) | uint32(binary.LittleEndian.Uint16(hi[:]))<<16
 	b := &m.scratch
-	b.ops[0] = lower(isa.Decode(raw), 0)
+	in := isa.Decode(raw)
+	b.ops[0].set(&in, 0)
 	b.pa = pa
 	b.size = 4
 	b.valid = true
