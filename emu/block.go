@@ -2,6 +2,7 @@ package emu
 
 import (
 	"encoding/binary"
+	"sync/atomic"
 	"unsafe"
 
 	"everett/isa"
@@ -33,140 +34,126 @@ type op struct {
 	imm  int64
 }
 
-// block is a decoded run of instructions.
+// block is a decoded run of instructions. A block is immutable once made,
+// but for its JIT fields: the block of a page no machine writes in place
+// (a snapshot's page, an image page) is the same object in every machine
+// that holds the page, on whatever goroutine runs it (codePage), so those
+// fields are atomic.
 type block struct {
-	ops   []op
-	pa    uint64 // physical address of the first instruction
-	size  uint64 // bytes covered
-	valid bool
+	ops  []op
+	pa   uint64 // physical address of the first instruction
+	size uint64 // bytes covered
 
 	// JIT (jit.go): host code entry points once translated, or 0.
-	// Translated code reads valid and jit, so their offsets are known to it.
-	jit    uintptr // entry from other translations
-	jitGo  uintptr // entry from the run loop
-	hits   uint32  // runs by the interpreter while not translated
-	noJIT  bool    // nothing of it can be translated
-	jitOps uint8   // 1 + the ops the translator handles (jitPrefix), or 0 if not counted yet
-	tr     *jitTrans
+	jit    atomic.Uintptr // entry from other translations
+	jitGo  atomic.Uintptr // entry from the run loop
+	hits   atomic.Uint32  // runs by the interpreter while not translated, over every machine sharing it
+	jitOps atomic.Uint32  // 1 + the ops the translator handles (jitPrefix), or 0 if not counted yet
+	noJIT  atomic.Bool    // nothing of it can be translated
+	tr     atomic.Pointer[jitTrans]
 }
 
 // codePage holds the blocks that start in one physical page, indexed by
 // (offset / 2), in chunks of 64 made on first use: most pages hold blocks
-// in a few places, and a flat index would cost 16 KiB per page of code in
-// every machine (every fork) that runs it.
+// in a few places, and a flat index would cost 16 KiB per page of code.
+//
+// The code page of a page no machine writes in place is shared: every
+// machine holding that page (a snapshot's forks, nodes loading one image)
+// reads and extends the same codePage, from any goroutine, so its slots
+// are atomic and a block, once in a slot, stays there (RATIONALE.md, "Why
+// do machines share the decoded blocks of shared pages?"). A machine that
+// writes the page copies it (copy-on-write) and stops using its codePage;
+// the codePage, like the page, never changes for the others.
 type codePage struct {
-	chunks [pageSize / 2 / codeChunk]*[codeChunk]*block
-	src    *page // the page the blocks were decoded from (see frozenCode)
+	chunks [pageSize / 2 / codeChunk]atomic.Pointer[codeChunkSlots]
+	src    *page // the page the blocks were decoded from
 }
 
 const codeChunk = 64
 
+type codeChunkSlots [codeChunk]atomic.Pointer[block]
+
 // block returns the block that starts at offset off of the page, or nil.
 func (cp *codePage) block(off uint64) *block {
-	if c := cp.chunks[off>>1/codeChunk]; c != nil {
-		return c[off>>1%codeChunk]
+	if c := cp.chunks[off>>1/codeChunk].Load(); c != nil {
+		return c[off>>1%codeChunk].Load()
 	}
 	return nil
 }
 
-// setBlock records b as the block at offset off.
-func (cp *codePage) setBlock(off uint64, b *block) {
-	c := cp.chunks[off>>1/codeChunk]
+// add records b as the block at offset off, unless another machine did so
+// first, and returns the block recorded.
+func (cp *codePage) add(off uint64, b *block) *block {
+	slot := &cp.chunks[off>>1/codeChunk]
+	c := slot.Load()
 	if c == nil {
-		c = new([codeChunk]*block)
-		cp.chunks[off>>1/codeChunk] = c
+		c = new(codeChunkSlots)
+		if !slot.CompareAndSwap(nil, c) {
+			c = slot.Load()
+		}
 	}
-	c[off>>1%codeChunk] = b
+	s := &c[off>>1%codeChunk]
+	if s.CompareAndSwap(nil, b) {
+		return b
+	}
+	return s.Load()
 }
 
 // codeLeaf holds the code pages of one 2 MiB leaf of RAM. Machine.codePages
-// is a radix like RAM's, so that a new machine (a fork) allocates one
-// pointer per leaf, not one per page.
-type codeLeaf [leafPages]*codePage
-
-// frozenCode is the decoded blocks of a machine when it was snapshotted,
-// for the machines that restore the snapshot (and the machine itself, which
-// hands them over): a fork starts with its parent's blocks instead of
-// decoding, counting and adopting translations anew (RATIONALE.md, "Why
-// forks inherit decoded blocks"). Nothing writes a frozen block: a machine
-// copies one into its own code pages the first time it runs there, and
-// only while its RAM still holds the very page the block was decoded from.
-// Frozen pages are never written in place (copy-on-write), so the same
-// page is the same bytes.
-type frozenCode struct {
-	pages  []*codeLeaf
-	parent *frozenCode // older blocks, of pages this machine never ran
-	depth  int
+// is a radix like RAM's, copy-on-write like RAM's: a snapshot keeps the
+// top array, and the machine and every fork of the snapshot copy a leaf
+// the first time they change it (owner).
+type codeLeaf struct {
+	owner uint64 // the Machine.codeID that may change it in place
+	pages [leafPages]*codePage
 }
 
-// maxFrozenDepth bounds the chain a lookup may walk: a snapshot of a fork
-// of a fork ... forgets its oldest ancestors' blocks (only a cache).
-const maxFrozenDepth = 8
-
-// freezeCode hands the machine's decoded blocks over to a snapshot and
-// returns them. The machine starts over from them like a fork: its jump
-// caches are dropped, so it never writes a block it handed over.
-func (m *Machine) freezeCode() *frozenCode {
-	if m.codeBlocks == 0 {
-		return m.frozen
-	}
-	f := &frozenCode{pages: m.codePages, parent: m.frozen}
-	if f.parent != nil {
-		f.depth = f.parent.depth + 1
-		if f.depth >= maxFrozenDepth {
-			f.parent, f.depth = nil, 0
-		}
-	}
-	m.codePages = make([]*codeLeaf, len(m.codePages))
-	m.codeBlocks = 0
-	m.frozen = f
-	for _, h := range m.harts {
-		h.epoch++
-		h.ctx = h.epoch<<2 | uint64(h.priv)
-	}
-	return f
+// freezeCode hands the machine's code pages over to a snapshot: the
+// machine goes on with them, and so does every machine that restores the
+// snapshot, each copying a leaf when it first changes it. The blocks stay
+// valid for all of them as long as they hold the pages the blocks were
+// decoded from, which a write to a page ends (invalidateCode).
+func (m *Machine) freezeCode() []*codeLeaf {
+	top := make([]*codeLeaf, len(m.codePages))
+	copy(top, m.codePages)
+	m.codeID = newOwnerID()
+	return top
 }
 
-// thawBlock returns this machine's copy of a frozen block at pa, or nil if
-// no snapshot it descends from decoded one from the page it holds now.
-func (m *Machine) thawBlock(pa uint64) *block {
-	pn := (pa - m.RAM.Base) >> pageShift
-	var p *page
-	for f := m.frozen; f != nil; f = f.parent {
-		cl := f.pages[pn>>leafShift]
-		if cl == nil {
-			continue
-		}
-		cp := cl[pn&(leafPages-1)]
-		if cp == nil {
-			continue
-		}
-		if p == nil {
-			p = m.RAM.readPage(pn)
-		}
-		if cp.src != p {
-			continue // decoded from other bytes: the page was written since
-		}
-		if fb := cp.block(pa & pageMask); fb != nil {
-			b := new(block)
-			*b = *fb
-			m.addBlock(pn, pa, p, b)
-			if b.jitGo != 0 && m.engine == EngineJIT {
-				m.jitStats.Blocks++
-				m.jitStats.GuestBytes += b.size
-			}
-			return b
-		}
+// inheritCode makes a restored machine's code pages those of its snapshot
+// (top, from freezeCode): its RAM is the snapshot's, so every block is
+// valid for it.
+func (m *Machine) inheritCode(top []*codeLeaf) {
+	if len(top) == len(m.codePages) {
+		copy(m.codePages, top)
+		m.codeID = newOwnerID()
 	}
-	return nil
 }
 
 // codePage returns the decoded blocks of RAM page pn, or nil.
 func (m *Machine) codePage(pn uint64) *codePage {
 	if cl := m.codePages[pn>>leafShift]; cl != nil {
-		return cl[pn&(leafPages-1)]
+		return cl.pages[pn&(leafPages-1)]
 	}
 	return nil
+}
+
+// setCodePage makes cp (nil: none) the code page of RAM page pn.
+func (m *Machine) setCodePage(pn uint64, cp *codePage) {
+	li := pn >> leafShift
+	cl := m.codePages[li]
+	switch {
+	case cl == nil:
+		if cp == nil {
+			return
+		}
+		cl = &codeLeaf{owner: m.codeID}
+		m.codePages[li] = cl
+	case cl.owner != m.codeID:
+		cl = &codeLeaf{owner: m.codeID, pages: cl.pages}
+		m.codePages[li] = cl
+	}
+	cl.pages[pn&(leafPages-1)] = cp
 }
 
 // set makes o the op of decoded instruction in, at offset off of its
@@ -286,11 +273,10 @@ func endsBlock(k isa.Op) bool {
 	return false
 }
 
-// buildBlock decodes the block starting at physical address pa (in RAM). It
-// returns nil if the first instruction straddles the end of the page.
-func (m *Machine) buildBlock(pa uint64) *block {
-	pn := (pa - m.RAM.Base) >> pageShift
-	p := m.RAM.readPage(pn)
+// decodeBlock decodes the block starting at physical address pa, in page p
+// of RAM. It returns nil if the first instruction straddles the end of the
+// page.
+func (m *Machine) decodeBlock(p *page, pa uint64) *block {
 	start := pa & pageMask
 	off := start
 	buf := &m.decodeBuf // decoded here, then copied out at its exact size
@@ -319,8 +305,7 @@ func (m *Machine) buildBlock(pa uint64) *block {
 	}
 	b := newBlock(n)
 	copy(b.ops, buf[:n])
-	b.pa, b.size, b.valid = pa, off-start, true
-	m.addBlock(pn, pa, p, b)
+	b.pa, b.size = pa, off-start
 	return b
 }
 
@@ -352,79 +337,58 @@ func blockWithRoom[A any](n int) *block {
 	return &s.b
 }
 
-// blockAt returns the machine's block at pa (in RAM): its own, a frozen
-// one, or a new one (nil if the first instruction straddles the page).
+// blockAt returns the machine's block at pa (in RAM): one of its code page
+// (decoded by this machine, inherited from its snapshot, or decoded by
+// another machine sharing the page), or a new one (nil if the first
+// instruction straddles the page).
 func (m *Machine) blockAt(pa uint64) *block {
 	pn := (pa - m.RAM.Base) >> pageShift
-	if cp := m.codePage(pn); cp != nil {
+	cp := m.codePage(pn)
+	if cp != nil {
 		if b := cp.block(pa & pageMask); b != nil {
 			return b
 		}
+	} else {
+		cp = m.attachCode(pn)
 	}
-	if b := m.thawBlock(pa); b != nil {
-		return b
+	b := m.decodeBlock(cp.src, pa)
+	if b == nil {
+		return nil
 	}
-	p, shared := m.RAM.frozenPage(pn)
-	shared = shared && !m.only
-	if shared {
-		if b := m.sharedBlock(pn, pa, p); b != nil {
-			return b
-		}
-	}
-	b := m.buildBlock(pa)
-	if shared && b != nil {
-		shareBlock(p, b)
-	}
-	return b
+	return cp.add(pa&pageMask, b)
 }
 
-// addBlock records b, decoded from page p (RAM page pn), as the block at
-// pa.
-func (m *Machine) addBlock(pn, pa uint64, p *page, b *block) {
-	cl := m.codePages[pn>>leafShift]
-	if cl == nil {
-		cl = new(codeLeaf)
-		m.codePages[pn>>leafShift] = cl
+// attachCode gives RAM page pn, which has none, a code page: the shared
+// one of its page if the page is frozen (made and offered to the other
+// machines if none has one yet), else one of its own.
+func (m *Machine) attachCode(pn uint64) *codePage {
+	p, frozen := m.RAM.frozenPage(pn)
+	var cp *codePage
+	if frozen && !m.only {
+		cp = sharedCodePage(p, pn)
+	} else {
+		cp = &codePage{src: m.RAM.readPage(pn)}
 	}
-	cp := cl[pn&(leafPages-1)]
-	if cp == nil {
-		cp = &codePage{src: p}
-		cl[pn&(leafPages-1)] = cp
-		if fl := m.RAM.flag(pn); fl&pfCode == 0 {
-			m.RAM.setFlag(pn, pfCode)
-			if fl&pfStored != 0 {
-				// No store may hit a page with code: drop the entries
-				// (a page no store TLB was filled for has none).
-				for _, h := range m.harts {
-					h.flushStoreTLBPage(pa >> pageShift)
-				}
-				m.RAM.clearFlag(pn, pfStored)
-			}
+	m.setCodePage(pn, cp)
+	if m.RAM.flag(pn)&pfStored != 0 {
+		// No store may hit a page with code: drop the entries (a page no
+		// store TLB was filled for has none).
+		pa := m.RAM.Base + pn<<pageShift
+		for _, h := range m.harts {
+			h.flushStoreTLBPage(pa >> pageShift)
 		}
+		m.RAM.clearFlag(pn, pfStored)
 	}
-	cp.setBlock(pa&pageMask, b)
-	m.codeBlocks++
+	return cp
 }
 
-// invalidateCode drops every decoded block of RAM page pn.
+// invalidateCode drops the decoded blocks of RAM page pn, about to be
+// written: this machine's own, or its use of a shared page's.
 func (m *Machine) invalidateCode(pn uint64) {
-	cp := m.codePage(pn)
-	if cp == nil {
-		m.RAM.clearFlag(pn, pfCode)
+	if m.codePage(pn) == nil {
 		return
 	}
-	for _, c := range cp.chunks {
-		if c == nil {
-			continue
-		}
-		for _, b := range c {
-			if b != nil {
-				b.valid = false
-			}
-		}
-	}
-	m.codePages[pn>>leafShift][pn&(leafPages-1)] = nil
-	m.RAM.clearFlag(pn, pfCode)
+	m.setCodePage(pn, nil)
 	// The jump caches may hold blocks of the page: none of their entries
 	// may be used again (see jcEntry).
 	for _, h := range m.harts {
@@ -437,19 +401,7 @@ func (m *Machine) invalidateCode(pn uint64) {
 // cache, as a restore does. Results never depend on these caches; tests use
 // this to prove it.
 func (m *Machine) FlushCaches() {
-	for li, cl := range m.codePages {
-		if cl == nil {
-			continue
-		}
-		for i, cp := range cl {
-			if cp != nil {
-				m.invalidateCode(uint64(li)<<leafShift | uint64(i))
-			}
-		}
-		m.codePages[li] = nil
-	}
-	m.codeBlocks = 0
-	m.frozen = nil
+	clear(m.codePages)
 	for _, h := range m.harts {
 		h.flushTLB()
 		h.updateMode()

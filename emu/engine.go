@@ -84,10 +84,8 @@ func (m *Machine) Engine() Engine { return m.engine }
 
 // JITStats describes what the JIT did for one machine.
 type JITStats struct {
-	Blocks     uint64 // blocks this machine ran as host code (translated or found in the shared cache)
-	GuestBytes uint64 // guest code bytes those blocks cover
-	Entries    uint64 // entries from the Go run loop into host code
-	Insns      uint64 // instruction slots executed in host code
+	Entries uint64 // entries from the Go run loop into host code
+	Insns   uint64 // instruction slots executed in host code
 }
 
 // JITStats returns the machine's JIT statistics (zero under the interpreter).
@@ -96,7 +94,8 @@ func (m *Machine) JITStats() JITStats { return m.jitStats }
 // JITCacheStats describes the process-wide translation cache that all
 // machines (all forks) share.
 type JITCacheStats struct {
-	Translations uint64 // distinct blocks translated
+	Translations uint64 // distinct regions translated
+	GuestBytes   uint64 // bytes of guest code they cover
 	HostBytes    uint64 // bytes of host code
 	Limit        uint64 // the cache's bound in bytes; at the bound, no more is translated
 }

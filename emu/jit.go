@@ -121,26 +121,26 @@ type jitChunk struct {
 }
 
 // jitPrepare counts a run of block b under the JIT engine and gives it host
-// code once it is hot and its translation is executable.
+// code once it is hot and its translation is executable. Other machines may
+// run b at the same time (a shared page's block): each count is one atomic
+// add, so every count is seen by exactly one machine.
 func (m *Machine) jitPrepare(b *block) {
-	if t := b.tr; t != nil {
+	if t := b.tr.Load(); t != nil {
 		if e := t.goEntry.Load(); e != 0 {
-			b.jit, b.jitGo = t.chain.Load(), e
-			m.jitStats.Blocks++
-			m.jitStats.GuestBytes += b.size
+			b.jit.Store(t.chain.Load())
+			b.jitGo.Store(e)
 			return
 		}
-		b.hits++
-		if b.hits%jitSealEvery == 0 {
+		if b.hits.Add(1)%jitSealEvery == 0 {
 			jitSeal(t.chunk)
 		}
 		return
 	}
-	b.hits++
+	h := b.hits.Add(1)
 	if m.jitEager {
 		// The lockstep harness: translate all it can, at once.
-		if b.hits == 2 {
-			b.tr, b.noJIT = m.jitTranslate(b, 0, true)
+		if h == 2 {
+			m.jitSet(b, 0, true)
 		}
 		return
 	}
@@ -148,16 +148,16 @@ func (m *Machine) jitPrepare(b *block) {
 		// No other machine adds to the counts (OnlyMachine): count here,
 		// without the cache's lock. The second run still looks, for code
 		// this machine translated before and decodes again.
-		switch b.hits {
+		switch h {
 		case jitAdopt:
-			b.tr, b.noJIT = m.jitTranslate(b, 0, false)
+			m.jitSet(b, 0, false)
 		case jitHotOnly:
-			b.tr, b.noJIT = m.jitTranslate(b, 0, true)
+			m.jitSet(b, 0, true)
 		}
 		return
 	}
 	var runs uint32
-	switch h := b.hits; {
+	switch {
 	case h == jitAdopt:
 		// Only look: most blocks run a few times, and counting them all
 		// would cost a boot more than it saves.
@@ -168,7 +168,19 @@ func (m *Machine) jitPrepare(b *block) {
 	default:
 		return
 	}
-	b.tr, b.noJIT = m.jitTranslate(b, runs, false)
+	m.jitSet(b, runs, false)
+}
+
+// jitSet looks for (or makes, see jitTranslate) the translation of the
+// region b heads and records what it found in b.
+func (m *Machine) jitSet(b *block, runs uint32, create bool) {
+	t, no := m.jitTranslate(b, runs, create)
+	if t != nil {
+		b.tr.CompareAndSwap(nil, t)
+	}
+	if no {
+		b.noJIT.Store(true)
+	}
 }
 
 // jitRegionBlocks bounds a region: the blocks translated together with a

@@ -55,6 +55,7 @@ type jitArena struct {
 	enter    uintptr
 	cov      uintptr // the coverage stub
 	trans    uint64
+	guest    uint64 // guest bytes translated
 	bytes    uint64
 }
 
@@ -73,7 +74,7 @@ func (ar *jitArena) mayHead(head uint64) bool {
 func JITCache() JITCacheStats {
 	arena.mu.Lock()
 	defer arena.mu.Unlock()
-	return JITCacheStats{Translations: arena.trans, HostBytes: arena.bytes, Limit: jitRangeBytes}
+	return JITCacheStats{Translations: arena.trans, GuestBytes: arena.guest, HostBytes: arena.bytes, Limit: jitRangeBytes}
 }
 
 // init reserves the range and writes the entry stub. Called with mu held.
@@ -278,6 +279,9 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 	delete(ar.heat, head)
 	ar.wait = append(ar.wait, t)
 	ar.trans++
+	for _, mb := range members {
+		ar.guest += mb.size
+	}
 	ar.bytes += uint64(len(code))
 	return t, false
 }
@@ -343,7 +347,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	if m.comm.on {
 		j.comm = 1
 	}
-	jitCall(arena.enter, b.jitGo, unsafe.Pointer(h))
+	jitCall(arena.enter, b.jitGo.Load(), unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
 		h.fflags |= fflagsOfMXCSR(fl)
 	}
@@ -360,7 +364,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		// page the region's head is in, mapped, so lookup finds or decodes
 		// it without a fault.
 		b2 := h.lookup()
-		if b2 == nil || b2.noJIT && b2 == &m.scratch {
+		if b2 == nil || b2 == &m.scratch {
 			panic("jit: mid-block exit from a block lookup cannot find")
 		}
 		n := uint64(len(b2.ops))

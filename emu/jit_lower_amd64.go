@@ -193,14 +193,14 @@ func (l *lowering) missExit(k int) *label {
 
 // jitPrefix is the number of leading ops of b the translator handles.
 func jitPrefix(b *block) int {
-	if b.jitOps != 0 {
-		return int(b.jitOps - 1)
+	if k := b.jitOps.Load(); k != 0 {
+		return int(k - 1)
 	}
 	n := 0
 	for n < len(b.ops) && jitOp(&b.ops[n]) {
 		n++
 	}
-	b.jitOps = uint8(n + 1) // blocks have at most maxBlockOps ops
+	b.jitOps.Store(uint32(n + 1)) // every machine computes the same
 	return n
 }
 

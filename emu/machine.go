@@ -107,8 +107,7 @@ type Machine struct {
 	cfg   Config
 
 	codePages  []*codeLeaf // by RAM page, in leaves of 512 made on first use
-	codeBlocks int         // blocks in codePages, valid or not
-	frozen     *frozenCode // the blocks of the snapshot it descends from
+	codeID     uint64      // the owner of the code leaves it may change in place
 	watches    []watch
 	components []component
 
@@ -212,6 +211,7 @@ func New(cfg Config) (*Machine, error) {
 	}
 	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine, asked: DefaultEngine}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
+	m.codeID = newOwnerID()
 	for i := 0; i < cfg.Harts; i++ {
 		m.harts = append(m.harts, newHart(m, i))
 	}
@@ -359,9 +359,7 @@ func (m *Machine) LoadImage(pa uint64, b []byte) error {
 		}
 		pn := (a - m.RAM.Base) >> pageShift
 		fl := m.RAM.flag(pn)
-		if fl&pfCode != 0 {
-			m.invalidateCode(pn)
-		}
+		m.invalidateCode(pn)
 		m.RAM.sharePage(pn, p)
 		if fl&pfLoaded != 0 {
 			m.flushLoadTLBPage(a >> pageShift)
@@ -686,13 +684,15 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			}
 		}
 		if b != nil && m.engine == EngineJIT && !m.bpOn && m.Tracer == nil {
-			if b.jitGo == 0 && !b.noJIT {
+			goEntry := b.jitGo.Load()
+			if goEntry == 0 && !b.noJIT.Load() {
 				m.jitPrepare(b)
+				goEntry = b.jitGo.Load()
 			}
 			if e.b == b {
-				e.jit = b.jit // translated code chains to it from now on
+				e.jit = b.jit.Load() // translated code chains to it from now on
 			}
-			if b.jitGo != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
+			if goEntry != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
 				// Host code: it runs this block and the ones it chains to,
 				// and leaves what it cannot do to exec (jit.go).
 				m.runJIT(h, b, pc, budget)
@@ -784,7 +784,7 @@ func (h *Hart) lookup() *block {
 	if b == nil {
 		return h.crossPage(pa)
 	}
-	e.pc, e.ctx, e.jit, e.b = pc, ctx, b.jit, b
+	e.pc, e.ctx, e.jit, e.b = pc, ctx, b.jit.Load(), b
 	return b
 }
 
@@ -814,8 +814,7 @@ func (h *Hart) crossPage(pa uint64) *block {
 	b.ops[0].set(&in, 0)
 	b.pa = pa
 	b.size = 4
-	b.valid = true
-	b.noJIT = true // reused for every such instruction: never translated
+	b.noJIT.Store(true) // reused for every such instruction: never translated
 	return b
 }
 

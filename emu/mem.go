@@ -38,7 +38,7 @@ func newOwnerID() uint64 { return ownerIDs.Add(1) }
 
 // Page flags: per machine, derived state (never saved).
 const (
-	pfCode   uint8 = 1 << iota // decoded blocks exist for this page
+	pfCode   uint8 = 1 << iota // never stored: pageToWrite reports that the page had decoded blocks
 	pfWatch                    // a device watches stores to this page (HTIF)
 	pfLoaded                   // some hart's load TLB may point at this page
 	pfStored                   // some hart's store TLB may point at this page
@@ -234,7 +234,8 @@ func (r *RAM) Write(pa uint64, b []byte) {
 // The caller still tells a watcher (pfWatch) after writing.
 func (m *Machine) pageToWrite(pn, pa uint64) (*page, uint8) {
 	fl := m.RAM.flag(pn)
-	if fl&pfCode != 0 {
+	if m.codePage(pn) != nil {
+		fl |= pfCode
 		m.invalidateCode(pn)
 	}
 	p, copied := m.RAM.writePage(pn)

@@ -11,8 +11,8 @@ func TestNewBlockHasRoomForExactlyItsOps(t *testing.T) {
 		for i := range b.ops {
 			b.ops[i] = op{imm: int64(i), raw: ^uint32(0)}
 		}
-		if b.pa != 0 || b.size != 0 || b.valid || b.jit != 0 || b.hits != 0 || b.tr != nil {
-			t.Fatalf("newBlock(%d): writing its ops changed its fields: %+v", n, *b)
+		if b.pa != 0 || b.size != 0 || b.jit.Load() != 0 || b.jitGo.Load() != 0 || b.hits.Load() != 0 || b.jitOps.Load() != 0 || b.noJIT.Load() || b.tr.Load() != nil {
+			t.Fatalf("newBlock(%d): writing its ops changed its fields", n)
 		}
 	}
 }

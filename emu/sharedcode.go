@@ -2,18 +2,25 @@ package emu
 
 import "sync"
 
-// sharedCode holds blocks decoded from pages no machine writes in place
+// sharedCode holds the code pages of pages no machine writes in place
 // (pages shared with a snapshot, image pages), by page, for every machine
 // of the process: sibling universes run code their snapshot never ran,
 // and a node the fault model crashed boots again from image pages, and
-// each would decode the same blocks again (RATIONALE.md, "Why are blocks
-// decoded from shared pages shared?"). A page that is not written in place
-// keeps its bytes, so a block decoded from it is valid for every machine
-// that holds that page, wherever it holds it. Like the translation cache,
-// it is a cache: never part of a machine's state.
+// each would decode the same blocks again (RATIONALE.md, "Why do machines
+// share the decoded blocks of shared pages?"). A page that is not written
+// in place keeps its bytes, so a block decoded from it is valid for every
+// machine that holds that page at that address. Like the translation
+// cache, it is a cache: never part of a machine's state.
 var sharedCode struct {
 	sync.Mutex
-	pages map[*page]*codePage
+	pages map[sharedCodeKey]*codePage
+}
+
+// sharedCodeKey names a shared page where a machine holds it (a block
+// records its physical address).
+type sharedCodeKey struct {
+	p  *page
+	pn uint64
 }
 
 // maxSharedCodePages bounds sharedCode: when it is full it starts over,
@@ -21,23 +28,22 @@ var sharedCode struct {
 // alive for ever.
 const maxSharedCodePages = 1 << 16
 
-// sharedBlock returns this machine's copy of a block another machine
-// decoded at offset off of shared page p, recorded as the block at pa
-// (RAM page pn), or nil if there is none.
-func (m *Machine) sharedBlock(pn, pa uint64, p *page) *block {
+// sharedCodePage returns the code page every machine shares for frozen
+// page p at RAM page pn, made now if there is none.
+func sharedCodePage(p *page, pn uint64) *codePage {
+	k := sharedCodeKey{p, pn}
 	sc := &sharedCode
 	sc.Lock()
-	var t *block
-	if cp := sc.pages[p]; cp != nil {
-		t = cp.block(pa & pageMask)
+	defer sc.Unlock()
+	cp := sc.pages[k]
+	if cp == nil {
+		if sc.pages == nil || len(sc.pages) >= maxSharedCodePages {
+			sc.pages = make(map[sharedCodeKey]*codePage)
+		}
+		cp = &codePage{src: p}
+		sc.pages[k] = cp
 	}
-	sc.Unlock()
-	if t == nil {
-		return nil
-	}
-	b := &block{ops: t.ops, pa: pa, size: t.size, valid: true}
-	m.addBlock(pn, pa, p, b)
-	return b
+	return cp
 }
 
 // OnlyMachine tells m that it is the only machine its process will run
@@ -48,23 +54,4 @@ func (m *Machine) sharedBlock(pn, pa uint64, p *page) *block {
 func (m *Machine) OnlyMachine() {
 	m.only = true
 	m.RAM.UseHugePages()
-}
-
-// shareBlock offers b, decoded from shared page p, to the other machines.
-func shareBlock(p *page, b *block) {
-	t := &block{ops: b.ops, size: b.size}
-	sc := &sharedCode
-	sc.Lock()
-	defer sc.Unlock()
-	cp := sc.pages[p]
-	if cp == nil {
-		if sc.pages == nil || len(sc.pages) >= maxSharedCodePages {
-			sc.pages = make(map[*page]*codePage)
-		}
-		cp = &codePage{src: p}
-		sc.pages[p] = cp
-	}
-	if cp.block(b.pa&pageMask) == nil {
-		cp.setBlock(b.pa&pageMask, t)
-	}
 }

@@ -18,7 +18,7 @@ type Snapshot struct {
 	ICount     uint64   // instruction slots used when it was taken
 	State      []byte   // the output of SaveState
 	leaves     []*leaf
-	code       *frozenCode // decoded blocks, for the machines that restore it (a cache)
+	code       []*codeLeaf // decoded blocks, for the machines that restore it (a cache; see freezeCode)
 }
 
 // ErrSnapshotMismatch says a snapshot does not fit the machine it is
@@ -72,7 +72,7 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 	if err := m.RestoreState(hw.NewDecoder(s.State)); err != nil {
 		return err
 	}
-	m.frozen = s.code // after RestoreState, which drops every cache
+	m.inheritCode(s.code) // after RestoreState, which drops every cache
 	m.bpPassed = false
 	return nil
 }

@@ -8,8 +8,6 @@ import "everett/emu"
 
 // addJIT adds b's counts to a.
 func addJIT(a *emu.JITStats, b emu.JITStats) {
-	a.Blocks += b.Blocks
-	a.GuestBytes += b.GuestBytes
 	a.Entries += b.Entries
 	a.Insns += b.Insns
 }

@@ -46,8 +46,8 @@ func engineStats(e emu.Engine, s emu.JITStats) string {
 		return "engine " + e.String()
 	}
 	c := emu.JITCache()
-	return fmt.Sprintf("engine jit: %d blocks (%d guest bytes) run as host code, %d entries, %d instructions in host code; shared cache %d translations, %d host bytes (limit %d)",
-		s.Blocks, s.GuestBytes, s.Entries, s.Insns, c.Translations, c.HostBytes, c.Limit)
+	return fmt.Sprintf("engine jit: %d instructions run as host code, in %d entries; shared cache %d translations of %d guest bytes, %d host bytes (limit %d)",
+		s.Insns, s.Entries, c.Translations, c.GuestBytes, c.HostBytes, c.Limit)
 }
 
 // engineNote names the engine for a summary line without per-machine
@@ -57,7 +57,7 @@ func engineNote(e emu.Engine) string {
 		return "engine " + e.String()
 	}
 	c := emu.JITCache()
-	return fmt.Sprintf("engine jit (shared cache %d translations, %d host bytes, limit %d)", c.Translations, c.HostBytes, c.Limit)
+	return fmt.Sprintf("engine jit (shared cache %d translations of %d guest bytes, %d host bytes, limit %d)", c.Translations, c.GuestBytes, c.HostBytes, c.Limit)
 }
 
 // printEngineStats prints the engine line of --stats.

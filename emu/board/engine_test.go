@@ -65,7 +65,7 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
 	}
 	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats()}
-	t.Logf("%v after %d instructions, %d of them in JIT code (%d blocks)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Blocks)
+	t.Logf("%v after %d instructions, %d of them in JIT code (%d entries)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Entries)
 	return r
 }
 

@@ -41,6 +41,7 @@ var allowed = map[string]string{
 	"emu/jit_amd64.go sync":        "the lock of the process-wide translation cache; translations are pure functions of guest bytes and never reach guest state",
 	"emu/jit_amd64.go sync/atomic": "the bitmap of translated heads, read without the translation cache's lock: a hint about a cache, never guest state",
 	"emu/imagepages.go sync":       "the lock of the process-wide cache of image pages; a page's bytes are the image's whichever machine loaded it first, so sharing never reaches guest state",
+	"emu/block.go sync/atomic":     "the slots and JIT fields of code pages shared by the machines holding a page no machine writes in place; a block is a pure function of that page, and its JIT fields only choose the engine's path, never guest state",
 	"emu/sharedcode.go sync":       "the lock of the process-wide cache of blocks decoded from shared pages; a block is a pure function of a page no machine writes in place, so sharing never reaches guest state",
 	"emu/board/spec.go os":         "a spec's images are read and hashed before the universe starts (Build takes loaded images)",
 }
