@@ -104,7 +104,7 @@ func misaExtBits(s string) uint64 {
 
 // Software TLB geometry: direct-mapped, one per privilege level and access kind.
 const (
-	tlbBits = 8
+	tlbBits = 10
 	tlbSize = 1 << tlbBits
 	tlbMask = tlbSize - 1
 	tlbNone = ^uint64(0) // tag of an empty entry: no virtual page number is this large
