@@ -387,6 +387,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	elapsed := time.Since(start)
+	closeConsole() // what the guest printed comes before what everett says of it
 	if tw != nil {
 		tw.Flush()
 	}
@@ -488,21 +489,63 @@ func writeTrace(w *bufio.Writer, m *emu.Machine, h *emu.Hart, pc uint64, raw uin
 // parseSize parses a RAM size (see board.ParseSize).
 func parseSize(s string) (uint64, error) { return board.ParseSize(s) }
 
-// openConsole returns the guest console's writer: stdout, or a buffered
-// file (flushed and closed by the returned function).
+// openConsole returns the guest console's writer: stdout, line-buffered
+// (flushed by the returned function), or a buffered file (flushed and
+// closed by it).
 func openConsole(path string, stdout io.Writer) (io.Writer, func(), error) {
 	if path == "" {
-		return stdout, func() {}, nil
+		lw := &lineWriter{w: stdout}
+		return lw, func() { lw.Flush() }, nil
 	}
 	cf, err := os.Create(path)
 	if err != nil {
 		return nil, nil, usageErr("--console: %v", err)
 	}
 	bw := bufio.NewWriter(cf)
+	closed := false
 	return bw, func() {
-		bw.Flush()
-		cf.Close()
+		if !closed {
+			closed = true
+			bw.Flush()
+			cf.Close()
+		}
 	}, nil
+}
+
+// lineWriter buffers a console up to the end of each line (or
+// lineWriterMax bytes), so that the console costs one write a line, not a
+// write a byte: a guest's UART prints one byte per register write.
+type lineWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+const lineWriterMax = 4 << 10
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 || len(l.buf) >= lineWriterMax {
+		if i < 0 || len(l.buf) >= lineWriterMax {
+			i = len(l.buf) - 1
+		}
+		if _, err := l.w.Write(l.buf[:i+1]); err != nil && l.err == nil {
+			l.err = err
+		}
+		l.buf = append(l.buf[:0], l.buf[i+1:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes what is buffered and returns the first write error.
+func (l *lineWriter) Flush() error {
+	if len(l.buf) > 0 {
+		if _, err := l.w.Write(l.buf); err != nil && l.err == nil {
+			l.err = err
+		}
+		l.buf = l.buf[:0]
+	}
+	return l.err
 }
 
 // startCPUProfile writes a Go CPU profile to path (the hidden --cpuprofile

@@ -275,6 +275,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 		reason = m.Run(limit)
 	}
 	elapsed := time.Since(start)
+	closeConsole() // what the guest printed comes before what everett says of it
 	if f.stats {
 		printStats(stderr, m, elapsed)
 		printEngineStats(stderr, m.Engine(), m.JITStats())
