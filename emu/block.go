@@ -303,10 +303,23 @@ func (m *Machine) decodeBlock(p *page, pa uint64) *block {
 	if n == 0 {
 		return nil
 	}
-	b := newBlock(n)
+	b := m.newBlock(n)
 	copy(b.ops, buf[:n])
 	b.pa, b.size = pa, off-start
 	return b
+}
+
+// newBlock returns a new block with room for n ops: from the machine's
+// slab if it has one (OnlyMachine), else from the heap.
+func (m *Machine) newBlock(n int) *block {
+	if m.slab != nil {
+		if p := m.slab.alloc(int(unsafe.Sizeof(block{})) + n*int(unsafe.Sizeof(op{}))); p != nil {
+			b := (*block)(p)
+			b.ops = unsafe.Slice((*op)(unsafe.Add(p, unsafe.Sizeof(block{}))), n)
+			return b
+		}
+	}
+	return newBlock(n)
 }
 
 // newBlock returns a block with room for its n ops allocated with it: one

@@ -52,3 +52,45 @@ func TestAMachineWithHugePagesRunsAsOneWithout(t *testing.T) {
 		t.Fatalf("state hashes %#x (heap pages) and %#x (huge pages, %d allocated)", ha, hb, b.RAM.PagesCopied())
 	}
 }
+
+func TestASlabHandsOutZeroedAlignedDistinctMemoryUpToItsBound(t *testing.T) {
+	var s hugeSlab
+	if s.alloc(1) == nil {
+		t.Skip("no slab memory on this host")
+	}
+	prev := uintptr(0)
+	for i := 0; i < 1000; i++ {
+		n := 1 + i%300
+		p := s.alloc(n)
+		if p == nil {
+			t.Fatalf("allocation %d of %d bytes failed", i, n)
+		}
+		b := unsafe.Slice((*byte)(p), n)
+		for j, c := range b {
+			if c != 0 {
+				t.Fatalf("allocation %d: byte %d is %d", i, j, c)
+			}
+		}
+		for j := range b {
+			b[j] = 0xff // a later allocation overlapping it would not be zero
+		}
+		if a := uintptr(p); a%8 != 0 || a == prev {
+			t.Fatalf("allocation %d at %#x: not 8-aligned, or the one before", i, a)
+		}
+		prev = uintptr(p)
+	}
+	got := 0
+	for s.alloc(hugeBytes) != nil {
+		got++
+		if got > maxSlabBytes/hugeBytes {
+			break
+		}
+	}
+	// The small allocations took the first mapping.
+	if want := maxSlabBytes/hugeBytes - 1; got != want {
+		t.Fatalf("the slab handed out %d more mappings, want %d (its bound is %d bytes)", got, want, maxSlabBytes)
+	}
+	if s.alloc(8) != nil {
+		t.Fatal("a slab at its bound handed out more")
+	}
+}

@@ -134,6 +134,9 @@ func TestTheOnlyMachineOfAProcessOffersNoBlocksAndComputesTheSame(t *testing.T) 
 			if a, b := only.StateHash(), other.StateHash(); a != b {
 				t.Fatalf("state hashes: the only machine %#x, another %#x", a, b)
 			}
+			if hugeSlabs && (only.slab == nil || only.slab.total == 0) {
+				t.Fatal("the only machine's blocks did not come from its slab")
+			}
 			if st := only.JITStats(); e == EngineJIT && st.Insns < 20_000 {
 				t.Fatalf("the only machine ran %d of 30000 slots in host code: its hot loop was not translated", st.Insns)
 			}

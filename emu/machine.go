@@ -108,6 +108,7 @@ type Machine struct {
 
 	codePages  []*codeLeaf // by RAM page, in leaves of 512 made on first use
 	codeID     uint64      // the owner of the code leaves it may change in place
+	slab       *hugeSlab   // where its blocks come from (OnlyMachine), or nil: the heap
 	watches    []watch
 	components []component
 

@@ -49,9 +49,11 @@ func sharedCodePage(p *page, pn uint64) *codePage {
 // OnlyMachine tells m that it is the only machine its process will run
 // (as in `everett run`), so that it skips what serves other machines: it
 // offers no decoded blocks to them (sharedCode), and its RAM takes its
-// pages from huge pages, which are never freed (RAM.UseHugePages). A host
-// setting: it never changes results.
+// pages, and its decoded blocks their memory, from huge pages, which are
+// never freed (RAM.UseHugePages, hugeSlab). A host setting: it never
+// changes results.
 func (m *Machine) OnlyMachine() {
 	m.only = true
 	m.RAM.UseHugePages()
+	m.slab = &hugeSlab{}
 }
