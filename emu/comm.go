@@ -115,11 +115,13 @@ func (c *comm) page(pn uint64) *commPage {
 // Line tracking. A page on which harts communicate again and again (a lock
 // next to the data it guards, a sequence counter next to its record) is
 // tracked by 64-byte line from its fineAfter-th event on, so that accesses
-// to different lines of it are told apart. Such a page never enters a
-// TLB again: every access to it takes the slow path. Pages that only the
-// kernel (S mode) shares stay page-grained, so that the kernel's hot data
-// does not slow every access down; at most maxFinePages pages are tracked
-// by line.
+// to different lines of it are told apart. Such a page enters a TLB only
+// as a tlbFine entry, which the fast paths miss: the slow paths and
+// translated code check the line's owner (Hart.lineAllows) before every
+// access and go on at once when it allows the access, and leave to
+// commAccess when it does not. Pages that only the kernel (S mode) shares
+// stay page-grained, so that the kernel's hot data does not slow every
+// access down; at most maxFinePages pages are tracked by line.
 const (
 	lineShift    = 6
 	linesPerPage = pageSize >> lineShift
@@ -130,6 +132,29 @@ const (
 
 // commLines is the per-line ownership of one page.
 type commLines [linesPerPage]commPage
+
+// lines returns the per-line ownership of RAM page pn, or nil if the page
+// is not tracked by line.
+func (c *comm) lines(pn uint64) *commLines {
+	if l := c.pages[pn>>leafShift]; l != nil {
+		if p := &l[pn&(leafPages-1)]; p.hot == fineHot {
+			return c.fine[p.line-1]
+		}
+	}
+	return nil
+}
+
+// lineAllows reports whether the ownership of the line at page offset off
+// of a page tracked by line (lines) allows h's load (or store) as it is,
+// with no communication event and nothing to record: commAccess's first
+// answer. The slow paths and translated code ask it of tlbFine entries.
+func (h *Hart) lineAllows(lines *commLines, off uint64, store bool) bool {
+	st := &lines[off>>lineShift]
+	if store {
+		return uint64(st.writer) == h.commMe && st.readers&h.commOthers == 0
+	}
+	return uint64(st.writer) == h.commMe || st.readers&h.commBit != 0
+}
 
 // commAccess records an access by h to RAM at pa (a store if store). ok
 // is false when the scheduler preempts h before the access (h.yield is

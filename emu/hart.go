@@ -108,12 +108,18 @@ const (
 	tlbSize = 1 << tlbBits
 	tlbMask = tlbSize - 1
 	tlbNone = ^uint64(0) // tag of an empty entry: no virtual page number is this large
+	// tlbFine marks the tag of an entry for a page the communication
+	// tracker follows line by line (comm.go): the fast paths, comparing
+	// the tag with the page number alone, miss it, and the slow paths
+	// check the line's owner (Hart.lineAllows) instead of walking the page
+	// tables, and do the access when the ownership allows it already.
+	tlbFine = 1 << 63
 )
 
 // tlbEntry caches the translation of one 4 KiB virtual page.
 type tlbEntry struct {
-	tag  uint64         // virtual page number, or tlbNone
-	host unsafe.Pointer // host address of the physical page (loads, stores)
+	tag  uint64         // virtual page number, or tlbNone; with tlbFine set, a page tracked by line
+	host unsafe.Pointer // host address of the physical page (loads, stores); tlbFine: its *commLines
 	ppn  uint64         // physical page number
 	// addend is the host address of the page minus the virtual address
 	// of its start: the JIT's loads and stores add it to the guest
@@ -233,6 +239,11 @@ type Hart struct {
 	// that page alone.
 	supers  [16]uint64
 	nSupers int
+
+	// The hart in the communication tracker's terms (comm.go), for the
+	// line checks of tlbFine entries: a line's writer (ID+1), its bit in
+	// a line's readers, and every other hart's.
+	commMe, commBit, commOthers uint64
 }
 
 // tlbSetSUM is the TLB set of S-mode loads and stores with mstatus.SUM
@@ -243,7 +254,8 @@ const tlbSetSUM = 2
 
 // hartCaches are a hart's TLBs and jump cache.
 type hartCaches struct {
-	tlbs    [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
+	tlbs    [4]tlbSet   // indexed by privilege level; 2: S-mode data with SUM
+	where   [2]tlbWhere // where the load (0) and store (1) entries of each page are
 	jc      [jcSize]jcEntry
 	touched [jitTouched]uint32 // edge slots translated code saw become non-zero (jitState)
 }
@@ -260,6 +272,8 @@ func (h *Hart) ensureCaches() {
 
 func newHart(m *Machine, id int) *Hart {
 	h := &Hart{ID: id, m: m, ram: m.RAM}
+	h.commMe, h.commBit = uint64(id+1), 1<<id
+	h.commOthers = ^h.commBit
 	h.reset(0)
 	return h
 }
@@ -332,6 +346,10 @@ func (h *Hart) flushTLB() {
 			s.store[i].tag = tlbNone
 		}
 	}
+	if h.c != nil {
+		h.c.where[0].reset(h.ram.Pages())
+		h.c.where[1].reset(h.ram.Pages())
+	}
 	h.epoch++
 	h.ctx = h.epoch<<2 | uint64(h.priv)
 	h.nSupers = 0
@@ -387,7 +405,7 @@ func (h *Hart) flushTLBVA(va uint64) {
 	for p := range h.c.tlbs {
 		s := &h.c.tlbs[p]
 		for _, e := range []*tlbEntry{&s.fetch[idx], &s.load[idx], &s.store[idx]} {
-			if e.tag == vpn {
+			if e.tag == vpn || e.tag == vpn|tlbFine {
 				e.tag = tlbNone
 			}
 		}
@@ -403,28 +421,10 @@ func (h *Hart) flushTLBVA(va uint64) {
 }
 
 // flushStoreTLBPage drops any store-TLB entry that maps physical page ppn.
-func (h *Hart) flushStoreTLBPage(ppn uint64) {
-	for p := range h.tlbs() {
-		s := &h.c.tlbs[p].store
-		for i := range s {
-			if s[i].ppn == ppn {
-				s[i].tag = tlbNone
-			}
-		}
-	}
-}
+func (h *Hart) flushStoreTLBPage(ppn uint64) { h.dropPage(true, ppn) }
 
 // flushLoadTLBPage drops any load-TLB entry that maps physical page ppn.
-func (h *Hart) flushLoadTLBPage(ppn uint64) {
-	for p := range h.tlbs() {
-		s := &h.c.tlbs[p].load
-		for i := range s {
-			if s[i].ppn == ppn {
-				s[i].tag = tlbNone
-			}
-		}
-	}
-}
+func (h *Hart) flushLoadTLBPage(ppn uint64) { h.dropPage(false, ppn) }
 
 // updateMode recomputes the TLB sets in use after a change of privilege
 // level or of mstatus.MPRV, MPP or SUM. Each set holds translations made

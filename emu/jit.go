@@ -98,7 +98,6 @@ type jitState struct {
 	// masked, no flags) and stored at exit, whose flags runJIT accrues.
 	mxcsrIn uint32
 	mxcsr   uint32
-	comm    uint8 // the machine tracks communication (SC and AMOs leave)
 
 	// The time CSR: the local time at which rem would reach 0, the
 	// machine's InsnsPerTick and its mtime offset, set at entry.

@@ -343,10 +343,6 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		j.cov = nil
 	}
 	j.mxcsrIn = mxcsrDefault
-	j.comm = 0
-	if m.comm.on {
-		j.comm = 1
-	}
 	jitCall(arena.enter, b.jitGo.Load(), unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
 		h.fflags |= fflagsOfMXCSR(fl)

@@ -299,6 +299,14 @@ func (a *emitter) shiftRIw(w bool, op shiftOp, dst reg, n uint8) {
 	a.put(n)
 }
 
+// btsRI sets bit n of dst.
+func (a *emitter) btsRI(dst reg, n uint8) {
+	a.rex(true, 0, 0, dst, false)
+	a.byte1(0x0f, 0xba)
+	a.modrmReg(5, dst)
+	a.put(n)
+}
+
 // shiftRCL: dst = dst shift cl (the count masked to 6 bits, or 5 for 32).
 func (a *emitter) shiftRCL(w bool, op shiftOp, dst reg) {
 	a.rex(w, 0, 0, dst, false)

@@ -66,9 +66,14 @@ const (
 	tlbEntSize    = int32(unsafe.Sizeof(tlbEntry{}))
 	offTLBAdd     = int32(unsafe.Offsetof(tlbEntry{}.addend))
 	offTLBPPN     = int32(unsafe.Offsetof(tlbEntry{}.ppn))
+	offTLBHost    = int32(unsafe.Offsetof(tlbEntry{}.host))
+	offCommMe     = int32(unsafe.Offsetof(Hart{}.commMe))
+	offCommBit    = int32(unsafe.Offsetof(Hart{}.commBit))
+	offCommOthers = int32(unsafe.Offsetof(Hart{}.commOthers))
+	offLineWriter = int32(unsafe.Offsetof(commPage{}.writer))
+	offLineReads  = int32(unsafe.Offsetof(commPage{}.readers))
 	offResVal     = int32(unsafe.Offsetof(Hart{}.resValid))
 	offResAddr    = int32(unsafe.Offsetof(Hart{}.resAddr))
-	offJComm      = offJ + int32(unsafe.Offsetof(jitState{}.comm))
 	offJCCtx      = int32(unsafe.Offsetof(jcEntry{}.ctx))
 	offJCJit      = int32(unsafe.Offsetof(jcEntry{}.jit))
 	offID         = int32(unsafe.Offsetof(Hart{}.ID))
@@ -83,6 +88,10 @@ func init() {
 	// structs that size.
 	if jcEntBytes != 32 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
 		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
+	}
+	// fineProbe scales a line's page offset (a multiple of 64) by half.
+	if unsafe.Sizeof(commPage{}) != 1<<(lineShift-1) {
+		panic("emu: commPage layout changed; update fineProbe")
 	}
 }
 
@@ -876,14 +885,14 @@ func (l *lowering) div(o *op) {
 // tlbProbe turns the guest address in rax into the host address of the
 // access, or jumps to the op's miss exit: the TLB probe of exec's fast
 // path. Comparing the tag with the page of the access's last byte also
-// sends accesses that cross the page to the slow path, as exec does.
+// sends accesses that cross the page to the slow path, as exec does. A
+// miss first tries, out of line, an entry of a page tracked by line
+// (fineProbe); tlb is rLT or rST, and says which access it is.
 func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	a := &l.a
 	leave := l.missExit(k)
-	a.movRR(rcx, rax)
-	a.shiftRI(shiftShr, rcx, pageShift)
-	a.aluRI32(aluAnd, rcx, tlbMask)
-	a.shiftRI32(shiftShl, rcx, 5)
+	fine, hit := newLabel(), newLabel()
+	l.tlbIndex()
 	if size == 1 {
 		a.movRR(rdx, rax)
 	} else {
@@ -891,8 +900,58 @@ func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	}
 	a.shiftRI(shiftShr, rdx, pageShift)
 	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
-	a.jcc(ccNE, leave)
+	a.jcc(ccNE, fine)
+	a.bind(hit)
 	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
+	l.cold = append(l.cold, func() { l.fineProbe(tlb, fine, hit, leave) })
+}
+
+// tlbIndex sets rcx to the byte offset of the TLB entry of the address in
+// rax.
+func (l *lowering) tlbIndex() {
+	a := &l.a
+	a.movRR(rcx, rax)
+	a.shiftRI(shiftShr, rcx, pageShift)
+	a.aluRI32(aluAnd, rcx, tlbMask)
+	a.shiftRI32(shiftShl, rcx, 5)
+}
+
+// fineProbe is tlbProbe's way out of a miss (at fine, with rdx the page of
+// the access's last byte and rcx the entry's offset): if the entry is the
+// tlbFine entry of that page and the line's ownership allows the access
+// as it is (Hart.lineAllows), it goes on at hit; else to the miss exit.
+// Translated code writes nothing of the tracker's state: an access the
+// ownership allows changes none of it.
+func (l *lowering) fineProbe(tlb reg, fine, hit, leave *label) {
+	a := &l.a
+	a.bind(fine)
+	a.btsRI(rdx, 63) // tlbFine
+	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
+	a.jcc(ccNE, leave)
+	a.load64(rdx, atIdx(tlb, rcx, 1, offTLBHost)) // *commLines
+	a.movRR(rcx, rax)
+	a.aluRI32(aluAnd, rcx, pageMask&^(1<<lineShift-1))
+	a.shiftRI32(shiftShr, rcx, 1) // the line's offset in commLines
+	a.lea(rdx, atIdx(rdx, rcx, 1, 0))
+	a.loadU8(rcx, at(rdx, offLineWriter))
+	a.aluRM(aluCmp, rcx, at(rH, offCommMe))
+	if tlb == rST {
+		// The writer, and no other hart read it since.
+		a.jcc(ccNE, leave)
+		a.load64(rcx, at(rdx, offLineReads))
+		a.aluRM(aluAnd, rcx, at(rH, offCommOthers))
+		a.jcc(ccNE, leave)
+	} else {
+		// The writer, or one of the readers.
+		ok := newLabel()
+		a.jcc(ccE, ok)
+		a.load64(rcx, at(rdx, offLineReads))
+		a.aluRM(aluAnd, rcx, at(rH, offCommBit))
+		a.jcc(ccE, leave)
+		a.bind(ok)
+	}
+	l.tlbIndex()
+	a.jmp(hit)
 }
 
 func (l *lowering) load(o *op, k int) {
@@ -1208,11 +1267,12 @@ func isAMO(k isa.Op) bool { return k >= isa.LR_W && k <= isa.AMOMAXU_D }
 
 // amo lowers LR, SC and the AMOs swap, add, xor, and, or on a soft-TLB hit,
 // as Hart.amo does. A misaligned address or a TLB miss leaves to the
-// interpreter before the op, and so do SC and the AMOs of a machine that
-// tracks communication: the interpreter stores them through storeRAM, which
-// records the event even on a TLB hit. A TLB hit needs no other check: a
-// store TLB entry exists only for a page this machine owns that holds no
-// code and no watched address.
+// interpreter before the op. A TLB hit needs no other check: a store TLB
+// entry exists only for a page this machine owns that holds no code and
+// no watched address, and, when the machine tracks communication, only
+// while the ownership allows this hart's stores there (or, for a page
+// tracked by line, when fineProbe finds that the line's does): Hart.amo
+// would record nothing.
 func (l *lowering) amo(o *op, k int) {
 	a := &l.a
 	size := 8
@@ -1226,9 +1286,6 @@ func (l *lowering) amo(o *op, k int) {
 	tlb := rST
 	if lr {
 		tlb = rLT
-	} else {
-		a.cmpMI8(at(rH, offJComm), 0)
-		a.jcc(ccNE, leave)
 	}
 	l.getX(rax, o.rs1)
 	a.movRR(rcx, rax)

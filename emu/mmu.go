@@ -159,6 +159,10 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 		}
 		return v, true
 	}
+	if e := &h.ltlb[va>>pageShift&tlbMask]; e.tag == va>>pageShift|tlbFine && h.lineAllows((*commLines)(e.host), va&pageMask, false) {
+		p := h.ram.readPage(e.ppn - h.ram.Base>>pageShift)
+		return readLE(p[va&pageMask:], size), true
+	}
 	pa, cause, ok := h.translate(va, accLoad, h.dataPriv)
 	if !ok {
 		h.raise(cause, va)
@@ -180,15 +184,11 @@ func (h *Hart) loadSlow(va uint64, size int) (uint64, bool) {
 				return 0, false // preempted before the load
 			}
 			if !private {
-				return readLE(p[pa&pageMask:], size), true // tracked by line: no TLB entry
+				h.fillFine(false, va, pa, p)
+				return readLE(p[pa&pageMask:], size), true
 			}
 		}
-		e := &h.ltlb[va>>pageShift&tlbMask]
-		e.tag = va >> pageShift
-		e.host = unsafe.Pointer(p)
-		e.ppn = pa >> pageShift
-		e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
-		h.ram.setFlag(pn, pfLoaded)
+		h.fillTLB(false, va>>pageShift, unsafe.Pointer(p), va, pa, p)
 		return readLE(p[pa&pageMask:], size), true
 	}
 	if pa&uint64(size-1) != 0 {
@@ -238,6 +238,13 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 		c.noYield = false
 		return res
 	}
+	if e := &h.stlb[va>>pageShift&tlbMask]; e.tag == va>>pageShift|tlbFine && h.lineAllows((*commLines)(e.host), va&pageMask, true) {
+		// A store entry, fine or not, is only made for a page this
+		// machine owns that holds no code and that nothing watches.
+		p := h.ram.readPage(e.ppn - h.ram.Base>>pageShift)
+		writeLE(p[va&pageMask:], size, v)
+		return stOK
+	}
 	pa, cause, ok := h.translate(va, accStore, h.dataPriv)
 	if !ok {
 		h.raise(cause, va)
@@ -264,11 +271,13 @@ func (h *Hart) storeSlow(va uint64, size int, v uint64) int {
 // watched pages and copy-on-write, and refills the store TLB when allowed.
 func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	m := h.m
+	fine := false
 	if m.comm.on {
 		ok, private := m.commStore(h, pa)
 		if !ok {
 			return stTrap // preempted before the store (h.yield says so)
 		}
+		fine = fill && !private
 		fill = fill && private
 	}
 	pn := (pa - h.ram.Base) >> pageShift
@@ -286,12 +295,9 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 		return stExit // watched: no TLB entry, and the stop comes right after
 	}
 	if fill {
-		e := &h.stlb[va>>pageShift&tlbMask]
-		e.tag = va >> pageShift
-		e.host = unsafe.Pointer(p)
-		e.ppn = pa >> pageShift
-		e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
-		h.ram.setFlag(pn, pfStored)
+		h.fillTLB(true, va>>pageShift, unsafe.Pointer(p), va, pa, p)
+	} else if fine {
+		h.fillFine(true, va, pa, p)
 	}
 	return res
 }

@@ -102,6 +102,9 @@ func (h *Hart) flushStoreTLBs() {
 			s[i].tag = tlbNone
 		}
 	}
+	if h.c != nil {
+		h.c.where[1].reset(h.ram.Pages())
+	}
 }
 
 // PageBytes is the size of a RAM page in snapshots.

@@ -190,18 +190,34 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 		t.Skip("boots Linux twice per hart count")
 	}
 	img := loadLinux(t)
-	for _, harts := range []int{1, 2, 4} {
-		t.Run(fmt.Sprintf("with %d harts", harts), func(t *testing.T) {
+	for _, c := range []struct {
+		harts int
+		comm  bool
+	}{{1, false}, {2, false}, {4, false}, {2, true}} {
+		name := fmt.Sprintf("with %d harts", c.harts)
+		if c.comm {
+			// As the explorer runs an SMP node: short random turns,
+			// preemptions at communication events, pages the harts share
+			// followed by the tracker (some line by line, which translated
+			// code checks itself), and their TLB entries dropped as
+			// ownership moves.
+			name += ", preempted where they communicate"
+		}
+		t.Run(name, func(t *testing.T) {
 			r := lockstep(t, lockstepLinuxEvery, linuxBudget, func(out *bytes.Buffer) (*emu.Machine, error) {
 				vm, err := board.NewVirt(board.Virt{
-					Harts: harts, RAMBytes: linuxRAMSize, Seed: 1,
+					Harts: c.harts, RAMBytes: linuxRAMSize, Seed: 1,
 					BIOS: img.bios, Kernel: img.kernel, Initrd: img.initrd, Disk: img.disk,
 					Append: linuxAppend, Console: out,
 				})
 				if err != nil {
 					return nil, err
 				}
-				return vm.Machine, nil
+				if c.comm {
+					err = vm.Machine.SetSchedule(emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: 3,
+						Comm: true, Preemptions: 2000, PreemptOdds: 8, YieldMin: 100, YieldMax: 20_000})
+				}
+				return vm.Machine, err
 			})
 			if r.reason != emu.StopPowerOff || r.code != 0 || !bytes.Contains([]byte(r.out), []byte(smokeOK)) {
 				t.Fatalf("stopped with %v (exit code %d):\n%s", r.reason, r.code, tail(r.out))
