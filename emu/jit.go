@@ -104,7 +104,8 @@ type jitState struct {
 	timeEnd  uint64
 	ticks    uint64
 	mtimeOff uint64
-	tmp      uint64 // scratch for translated code
+	fine     [2]uintptr // the line checks of loads and stores, called by translated code (fineStub)
+	tmp      uint64     // scratch for translated code
 	tmp2     uint64
 }
 

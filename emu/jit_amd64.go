@@ -53,7 +53,8 @@ type jitArena struct {
 	// so that most blocks that head no translation learn so without mu.
 	headBits [headBitsN / 64]atomic.Uint64
 	enter    uintptr
-	cov      uintptr // the coverage stub
+	cov      uintptr    // the coverage stub
+	fine     [2]uintptr // the line checks of loads and stores (fineStub)
 	trans    uint64
 	guest    uint64 // guest bytes translated
 	bytes    uint64
@@ -119,6 +120,17 @@ func (ar *jitArena) init() bool {
 		return false
 	}
 	ar.cov = ar.base + off
+	// The line checks every translation calls (fineStub).
+	for i, tlb := range []reg{rLT, rST} {
+		var f emitter
+		fineStub(&f, tlb)
+		off, ok = ar.place(f.b)
+		if !ok {
+			ar.failed = true
+			return false
+		}
+		ar.fine[i] = ar.base + off
+	}
 	ar.seal()
 	return true
 }
@@ -343,6 +355,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		j.cov = nil
 	}
 	j.mxcsrIn = mxcsrDefault
+	j.fine = arena.fine
 	jitCall(arena.enter, b.jitGo.Load(), unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
 		h.fflags |= fflagsOfMXCSR(fl)

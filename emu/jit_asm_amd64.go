@@ -299,6 +299,9 @@ func (a *emitter) shiftRIw(w bool, op shiftOp, dst reg, n uint8) {
 	a.put(n)
 }
 
+// callM calls the address held at m.
+func (a *emitter) callM(m mem) { a.opMem(false, 2, m, 0xff) }
+
 // btsRI sets bit n of dst.
 func (a *emitter) btsRI(dst reg, n uint8) {
 	a.rex(true, 0, 0, dst, false)

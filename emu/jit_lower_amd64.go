@@ -67,6 +67,7 @@ const (
 	offTLBAdd     = int32(unsafe.Offsetof(tlbEntry{}.addend))
 	offTLBPPN     = int32(unsafe.Offsetof(tlbEntry{}.ppn))
 	offTLBHost    = int32(unsafe.Offsetof(tlbEntry{}.host))
+	offJFine      = offJ + int32(unsafe.Offsetof(jitState{}.fine))
 	offCommMe     = int32(unsafe.Offsetof(Hart{}.commMe))
 	offCommBit    = int32(unsafe.Offsetof(Hart{}.commBit))
 	offCommOthers = int32(unsafe.Offsetof(Hart{}.commOthers))
@@ -89,9 +90,9 @@ func init() {
 	if jcEntBytes != 32 || tlbEntSize != 32 || unsafe.Offsetof(jcEntry{}.pc) != 0 || unsafe.Offsetof(tlbEntry{}.tag) != 0 {
 		panic("emu: jcEntry or tlbEntry layout changed; update jit_lower_amd64.go")
 	}
-	// fineProbe scales a line's page offset (a multiple of 64) by half.
+	// fineStub scales a line's page offset (a multiple of 64) by half.
 	if unsafe.Sizeof(commPage{}) != 1<<(lineShift-1) {
-		panic("emu: commPage layout changed; update fineProbe")
+		panic("emu: commPage layout changed; update fineStub")
 	}
 }
 
@@ -886,13 +887,13 @@ func (l *lowering) div(o *op) {
 // access, or jumps to the op's miss exit: the TLB probe of exec's fast
 // path. Comparing the tag with the page of the access's last byte also
 // sends accesses that cross the page to the slow path, as exec does. A
-// miss first tries, out of line, an entry of a page tracked by line
-// (fineProbe); tlb is rLT or rST, and says which access it is.
+// miss first calls, out of line, the line check of a page tracked by line
+// (fineStub); tlb is rLT or rST, and says which access it is.
 func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	a := &l.a
 	leave := l.missExit(k)
 	fine, hit := newLabel(), newLabel()
-	l.tlbIndex()
+	tlbIndex(a)
 	if size == 1 {
 		a.movRR(rdx, rax)
 	} else {
@@ -903,31 +904,40 @@ func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	a.jcc(ccNE, fine)
 	a.bind(hit)
 	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
-	l.cold = append(l.cold, func() { l.fineProbe(tlb, fine, hit, leave) })
+	stub := offJFine
+	if tlb == rST {
+		stub += 8
+	}
+	l.cold = append(l.cold, func() {
+		a.bind(fine)
+		a.callM(at(rH, stub))
+		a.jcc(ccNE, leave)
+		a.jmp(hit)
+	})
 }
 
 // tlbIndex sets rcx to the byte offset of the TLB entry of the address in
 // rax.
-func (l *lowering) tlbIndex() {
-	a := &l.a
+func tlbIndex(a *emitter) {
 	a.movRR(rcx, rax)
 	a.shiftRI(shiftShr, rcx, pageShift)
 	a.aluRI32(aluAnd, rcx, tlbMask)
 	a.shiftRI32(shiftShl, rcx, 5)
 }
 
-// fineProbe is tlbProbe's way out of a miss (at fine, with rdx the page of
-// the access's last byte and rcx the entry's offset): if the entry is the
-// tlbFine entry of that page and the line's ownership allows the access
-// as it is (Hart.lineAllows), it goes on at hit; else to the miss exit.
-// Translated code writes nothing of the tracker's state: an access the
-// ownership allows changes none of it.
-func (l *lowering) fineProbe(tlb reg, fine, hit, leave *label) {
-	a := &l.a
-	a.bind(fine)
+// fineStub emits the line check translated code calls when its TLB probe
+// misses (tlbProbe), one for loads (tlb = rLT) and one for stores (rST):
+// with rax the guest address, rcx its entry's offset and rdx the page of
+// the access's last byte, it returns with ZF set and rcx the entry's
+// offset again if the entry is the tlbFine entry of that page and the
+// line's ownership allows the access as it is (Hart.lineAllows), and with
+// ZF clear if not. It uses rcx and rdx only, and writes nothing: an access
+// the ownership allows changes nothing of the tracker's state.
+func fineStub(a *emitter, tlb reg) {
+	ok, no := newLabel(), newLabel()
 	a.btsRI(rdx, 63) // tlbFine
 	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
-	a.jcc(ccNE, leave)
+	a.jcc(ccNE, no)
 	a.load64(rdx, atIdx(tlb, rcx, 1, offTLBHost)) // *commLines
 	a.movRR(rcx, rax)
 	a.aluRI32(aluAnd, rcx, pageMask&^(1<<lineShift-1))
@@ -937,21 +947,25 @@ func (l *lowering) fineProbe(tlb reg, fine, hit, leave *label) {
 	a.aluRM(aluCmp, rcx, at(rH, offCommMe))
 	if tlb == rST {
 		// The writer, and no other hart read it since.
-		a.jcc(ccNE, leave)
+		a.jcc(ccNE, no)
 		a.load64(rcx, at(rdx, offLineReads))
 		a.aluRM(aluAnd, rcx, at(rH, offCommOthers))
-		a.jcc(ccNE, leave)
+		a.jcc(ccNE, no)
 	} else {
 		// The writer, or one of the readers.
-		ok := newLabel()
 		a.jcc(ccE, ok)
 		a.load64(rcx, at(rdx, offLineReads))
 		a.aluRM(aluAnd, rcx, at(rH, offCommBit))
-		a.jcc(ccE, leave)
-		a.bind(ok)
+		a.jcc(ccE, no)
 	}
-	l.tlbIndex()
-	a.jmp(hit)
+	a.bind(ok)
+	tlbIndex(a)
+	a.zero(rdx) // ZF set
+	a.ret()
+	a.bind(no)
+	a.movImm(rdx, 1)
+	a.testRR(rdx, rdx) // ZF clear
+	a.ret()
 }
 
 func (l *lowering) load(o *op, k int) {
@@ -1271,7 +1285,7 @@ func isAMO(k isa.Op) bool { return k >= isa.LR_W && k <= isa.AMOMAXU_D }
 // entry exists only for a page this machine owns that holds no code and
 // no watched address, and, when the machine tracks communication, only
 // while the ownership allows this hart's stores there (or, for a page
-// tracked by line, when fineProbe finds that the line's does): Hart.amo
+// tracked by line, when fineStub finds that the line's does): Hart.amo
 // would record nothing.
 func (l *lowering) amo(o *op, k int) {
 	a := &l.a

@@ -9,26 +9,49 @@ import "unsafe"
 // does that for every communication event on a page-grained page
 // (RATIONALE.md, "Why does a hart remember where its TLB entries are?").
 
-// tlbWhere records, for one kind of TLB (load or store) of a hart, the
-// position of the last entry filled for each RAM page: pos+1, where pos is
-// the TLB set times tlbSize plus the index, with whereMany set when another
-// entry may map the page too (the same page under two virtual addresses,
-// or in two sets). 0: no entry was filled since the TLBs were last
-// flushed whole. Positions may be stale (the entry since reused or
-// dropped): a lookup checks the entry.
+// tlbWhere records, for one kind of TLB (load or store) of a hart, where
+// the last entry filled for each RAM page is: its position pos (the TLB
+// set times tlbSize plus the index) plus one, with whereMany set when
+// another entry may map the page too (the same page under two virtual
+// addresses, or in two sets), and the generation of the kind's TLBs it was
+// filled in, which a full flush of them ends (reset): a record of another
+// generation is no record. Positions may be stale (the entry since reused
+// or dropped): a lookup checks the entry.
 type tlbWhere struct {
 	leaves []*[leafPages]uint32 // by RAM page, made on first use
+	gen    uint32               // 1..whereGens-1
 }
 
-const whereMany = 1 << 31
+const (
+	wherePos  = 1<<15 - 1 // pos+1 (tlbSize*4 < wherePos)
+	whereMany = 1 << 15
+	whereGens = 1 << 16 // generations, in the top half of a record
+)
 
 // reset forgets every position: the TLBs of the kind were flushed whole.
+// It starts a new generation; only when the generations run out does it
+// clear the records.
 func (w *tlbWhere) reset(pages uint64) {
 	if w.leaves == nil {
 		w.leaves = make([]*[leafPages]uint32, (pages+leafPages-1)/leafPages)
-		return
 	}
-	clear(w.leaves)
+	w.gen++
+	if w.gen == whereGens {
+		for _, l := range w.leaves {
+			if l != nil {
+				clear(l[:])
+			}
+		}
+		w.gen = 1
+	}
+}
+
+// record returns the current generation's record of a page (0: none).
+func (w *tlbWhere) record(r uint32) uint32 {
+	if r>>16 != w.gen {
+		return 0
+	}
+	return r & (wherePos | whereMany)
 }
 
 // entry returns the entry at position pos of the kind's TLBs (store: the
@@ -87,15 +110,16 @@ func (h *Hart) noteFill(store bool, va, pn uint64) {
 		l = new([leafPages]uint32)
 		w.leaves[pn>>leafShift] = l
 	}
-	old := &l[pn&(leafPages-1)]
-	many := *old & whereMany
-	if *old != 0 && many == 0 && *old-1 != pos {
+	slot := &l[pn&(leafPages-1)]
+	old := w.record(*slot)
+	many := old & whereMany
+	if old != 0 && many == 0 && old-1 != pos {
 		// The entry recorded before may still map the page.
-		if e := h.tlbEntryAt(store, *old-1); e.tag != tlbNone && e.ppn == h.ram.Base>>pageShift+pn {
+		if e := h.tlbEntryAt(store, old-1); e.tag != tlbNone && e.ppn == h.ram.Base>>pageShift+pn {
 			many = whereMany
 		}
 	}
-	*old = pos + 1 | many
+	*slot = w.gen<<16 | many | (pos + 1)
 }
 
 // dropPage drops every entry of the kind's TLBs that maps physical page
@@ -110,15 +134,19 @@ func (h *Hart) dropPage(store bool, ppn uint64) {
 		return // not RAM: no entry maps it
 	}
 	l := w.leaves[pn>>leafShift]
-	if l == nil || l[pn&(leafPages-1)] == 0 {
+	if l == nil {
 		return
 	}
-	r := &l[pn&(leafPages-1)]
-	if *r&whereMany == 0 {
-		if e := h.tlbEntryAt(store, *r-1); e.ppn == ppn {
+	slot := &l[pn&(leafPages-1)]
+	r := w.record(*slot)
+	if r == 0 {
+		return
+	}
+	*slot = 0
+	if r&whereMany == 0 {
+		if e := h.tlbEntryAt(store, r&wherePos-1); e.ppn == ppn {
 			e.tag = tlbNone
 		}
-		*r = 0
 		return
 	}
 	for p := range h.c.tlbs {
@@ -132,5 +160,4 @@ func (h *Hart) dropPage(store bool, ppn uint64) {
 			}
 		}
 	}
-	*r = 0
 }

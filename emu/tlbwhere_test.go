@@ -61,3 +61,19 @@ func TestDroppingAPageLeavesNoEntryOfItInAnySet(t *testing.T) {
 		t.Fatal("no page was dropped")
 	}
 }
+
+func TestARecordOfAnEarlierGenerationIsNoRecordEvenWhenTheGenerationsWrap(t *testing.T) {
+	var w tlbWhere
+	w.reset(leafPages)
+	w.leaves[0] = new([leafPages]uint32)
+	w.leaves[0][7] = w.gen<<16 | 5
+	if w.record(w.leaves[0][7]) != 5 {
+		t.Fatal("a record of the current generation was not read back")
+	}
+	for i := 0; i < whereGens-1; i++ {
+		w.reset(leafPages)
+		if w.record(w.leaves[0][7]) != 0 {
+			t.Fatalf("after %d full flushes (generation %d), a record of the first generation still counts", i+1, w.gen)
+		}
+	}
+}
