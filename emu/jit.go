@@ -187,6 +187,26 @@ func (m *Machine) jitSet(b *block, runs uint32, create bool) {
 	}
 }
 
+// staticNext returns where block b may go next, as offsets from its
+// start: its branch's or jal's targets, or its fall-through; none if it
+// ends in a jalr or its prefix translated ops (prefix) stop short of its
+// end (it ends in the interpreter).
+func staticNext(b *block, prefix int) []int64 {
+	if prefix < len(b.ops) {
+		return nil
+	}
+	last := &b.ops[len(b.ops)-1]
+	switch last.kind {
+	case isa.JAL:
+		return []int64{int64(last.off) + last.imm}
+	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
+		return []int64{int64(last.off) + int64(last.len), int64(last.off) + last.imm}
+	case isa.JALR:
+		return nil
+	}
+	return []int64{int64(b.size)}
+}
+
 // jitRegionBlocks bounds a region: the blocks translated together with a
 // hot block, so that jumps among them are direct (loops in one page).
 const jitRegionBlocks = 12
@@ -202,22 +222,8 @@ func (m *Machine) jitRegion(b *block, prefix func(*block) int) ([]*block, []uint
 	offs := []uint64{b.pa & pageMask}
 	for i := 0; i < len(members) && len(members) < jitRegionBlocks; i++ {
 		mb := members[i]
-		if prefix(mb) < len(mb.ops) {
-			continue // ends in the interpreter: no successors
-		}
-		last := &mb.ops[len(mb.ops)-1]
 		start := int64(offs[i])
-		var next []int64
-		switch last.kind {
-		case isa.JAL:
-			next = []int64{int64(last.off) + last.imm}
-		case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
-			next = []int64{int64(last.off) + int64(last.len), int64(last.off) + last.imm}
-		case isa.JALR:
-		default:
-			next = []int64{int64(mb.size)}
-		}
-		for _, d := range next {
+		for _, d := range staticNext(mb, prefix(mb)) {
 			t := start + d
 			if t < 0 || t >= pageSize || len(members) >= jitRegionBlocks {
 				continue

@@ -167,6 +167,7 @@ type lowering struct {
 	offs    []uint64 // page offset of each member
 	entries []*label // chain entry of each member
 	cur     uint64   // page offset of the member being lowered
+	mi      int      // its index in members
 	curOps  int32    // ops in the member being lowered
 	exitB   *label   // boundary exit: nothing of the block at rPC has run
 	exitM   *label   // mid-block exit: ecx holds k
@@ -242,7 +243,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	l.loadCached() // the chain entry
 	post := newLabel()
 	for mi, b := range members {
-		l.cur = offs[mi]
+		l.cur, l.mi = offs[mi], mi
 		n := jitPrefix(b)
 		size := int32(len(b.ops))
 		l.curOps = size
@@ -263,7 +264,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 				a.movImm(rcx, int64(n))
 				a.jmp(l.exitM)
 			} else {
-				l.jumpTo(int64(b.size))
+				l.jumpTo(int64(b.size), true)
 			}
 		}
 	}
@@ -314,10 +315,16 @@ func (l *lowering) member(off int64) int {
 
 // jumpTo moves rPC by delta (from the current member's start) and goes
 // there: directly if a member starts there, else through the jump cache.
-func (l *lowering) jumpTo(delta int64) {
-	l.a.aluRI(aluAdd, rPC, int32(delta))
+// last says that nothing of the current member follows, so that a jump to
+// the next member, whose entry comes next, is left out.
+func (l *lowering) jumpTo(delta int64, last bool) {
+	if delta != 0 {
+		l.a.aluRI(aluAdd, rPC, int32(delta))
+	}
 	if mi := l.member(int64(l.cur) + delta); mi >= 0 {
-		l.a.jmp(l.entries[mi])
+		if !last || mi != l.mi+1 {
+			l.a.jmp(l.entries[mi])
+		}
 		return
 	}
 	l.chain()
@@ -477,17 +484,21 @@ var cacheRegs = [...]reg{rsi, rdi, r8, r9, r14}
 // if used at least twice.
 func (l *lowering) assignRegs() {
 	var uses [32]int
+	loops := l.inLoops()
 	for mi, b := range l.members {
+		w := 1
+		if loops&(1<<mi) != 0 {
+			w = loopWeight
+		}
 		n := jitPrefix(b)
 		for i := 0; i < n; i++ {
 			o := &b.ops[i]
 			for _, r := range opRegs(o) {
 				if r != 0 && r < 32 {
-					uses[r]++
+					uses[r] += w
 				}
 			}
 		}
-		_ = mi
 	}
 	var written [32]bool
 	for _, b := range l.members {
@@ -515,6 +526,52 @@ func (l *lowering) assignRegs() {
 			l.dirtyList = append(l.dirtyList, uint8(best))
 		}
 	}
+}
+
+// loopWeight is how much more a use counts, when assignRegs picks the
+// registers to cache, in a member on a loop of the region than elsewhere:
+// a loop body runs many times for each run of the code around it (the
+// CPU benchmark's integer loop kept its accumulator in memory when every
+// use counted alike, since the region's other members used other
+// registers more).
+const loopWeight = 16
+
+// inLoops returns the members (bit i: member i) on a cycle of the region's
+// static edges (staticNext between members): a function of the region's
+// bytes alone, as the translation must be.
+func (l *lowering) inLoops() uint64 {
+	n := len(l.members)
+	var next [jitRegionBlocks]uint64
+	for i, b := range l.members {
+		for _, d := range staticNext(b, jitPrefix(b)) {
+			if j := l.member(int64(l.offs[i]) + d); j >= 0 {
+				next[i] |= 1 << j
+			}
+		}
+	}
+	// reach[i]: the members reachable from i in one or more steps.
+	reach := next
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < n; i++ {
+			r := reach[i]
+			for j := 0; j < n; j++ {
+				if r&(1<<j) != 0 {
+					r |= reach[j]
+				}
+			}
+			if r != reach[i] {
+				reach[i], changed = r, true
+			}
+		}
+	}
+	var loops uint64
+	for i := 0; i < n; i++ {
+		if reach[i]&(1<<i) != 0 {
+			loops |= 1 << i
+		}
+	}
+	return loops
 }
 
 // opRegs lists the integer registers op o reads or writes.
@@ -656,7 +713,7 @@ func (l *lowering) op(o *op, i int) bool {
 			a.lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
 			l.setX(o.rd, rax)
 		}
-		l.jumpTo(pcOff + o.imm)
+		l.jumpTo(pcOff+o.imm, true)
 		return true
 	case isa.JALR:
 		l.getX(rax, o.rs1)
@@ -670,13 +727,20 @@ func (l *lowering) op(o *op, i int) bool {
 		l.chain()
 		return true
 	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
-		taken := newLabel()
+		other := newLabel()
 		l.getX(rax, o.rs1)
 		l.aluX(aluCmp, rax, o.rs2)
-		a.jcc(branchCond[o.kind], taken)
-		l.jumpTo(pcOff + int64(o.len))
-		a.bind(taken)
-		l.jumpTo(pcOff + o.imm)
+		// The fall-through first, the taken path at other; but if the
+		// fall-through is the next member, it goes last, so that it needs
+		// no jump, and the jump to other is on the opposite condition.
+		cc, first, second := branchCond[o.kind], pcOff+int64(o.len), pcOff+o.imm
+		if l.member(int64(l.cur)+first) == l.mi+1 {
+			cc, first, second = cc^1, second, first
+		}
+		a.jcc(cc, other)
+		l.jumpTo(first, false)
+		a.bind(other)
+		l.jumpTo(second, true)
 		return true
 
 	case isa.LB, isa.LBU, isa.LH, isa.LHU, isa.LW, isa.LWU, isa.LD:

@@ -59,3 +59,46 @@ func TestATranslationDoesNotDependOnTheOneBefore(t *testing.T) {
 		t.Fatal("two different regions translated alike")
 	}
 }
+
+// loopRegion is a loop on s2 and a0 followed, in the same page, by code
+// that uses five other registers more often than the loop uses s2.
+var loopRegion = []string{
+	"xor s2,s2,a0", // 80000000: the loop
+	"mul s2,s2,a0",
+	"addi a0,a0,1",
+	"bne a0,a1,80000000",
+	"add a2,a2,a3", // 80000010: after it
+	"add a3,a3,a4",
+	"add a4,a4,a5",
+	"add a5,a5,a6",
+	"add a6,a6,a2",
+	"add a2,a2,a3",
+	"add a3,a3,a4",
+	"add a4,a4,a5",
+	"add a5,a5,a6",
+	"add a6,a6,a2",
+	"jalr zero,0(ra)",
+}
+
+func TestARegionKeepsTheRegistersOfItsLoopsInHostRegisters(t *testing.T) {
+	m, err := programBuild(t, loopRegion, 1, 1000, nil)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, offs := m.jitRegion(m.blockAt(DefaultRAMBase), jitPrefix)
+	if len(members) != 2 {
+		t.Fatalf("the region has %d members, want the loop and the code after it", len(members))
+	}
+	if loops := (&lowering{members: members, offs: offs}).inLoops(); loops != 1 {
+		t.Fatalf("members on loops %b, want the loop alone", loops)
+	}
+	arena.mu.Lock()
+	defer arena.mu.Unlock()
+	translateRegion(members, offs)
+	l := &theLowering
+	for _, r := range []uint8{18, 10} { // s2, a0
+		if l.host[r] == 0 {
+			t.Errorf("x%d, which the loop uses on every iteration, is not cached (cached: %v)", r, l.cachedList)
+		}
+	}
+}
