@@ -10,8 +10,9 @@
 // translation leaves through the shared exit stub, which stores the exit
 // state into h.j and returns here. Translated code uses no stack but this
 // call's return address and, below it, the return address of its calls to
-// the arena's coverage stub (8 bytes: far inside what Go leaves below a
-// NOSPLIT frame), never calls back into Go and never blocks,
+// the arena's coverage stub or line-check stubs, which call nothing (8
+// bytes: far inside what Go leaves below a NOSPLIT frame), never calls
+// back into Go and never blocks,
 // so the goroutine stays where the Go scheduler left it; asynchronous
 // preemption signals that arrive meanwhile see a pc outside Go code and
 // are retried once this returns.
