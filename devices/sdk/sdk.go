@@ -18,6 +18,16 @@
 //	6   setup_complete  -                                   0
 //	7   progress        a1 = value (free for the guest)     0
 //	8   exit            a1 = exit code (0 = success)        (does not return)
+//	9   event           a2 = JSON, a3 = len                 0
+//	10  kill_next       a1 = killable services n            0, or delay_us<<8 | index
+//
+// Operations 9 and 10 are the channel of everett's own init
+// (guest-images/init): event reports what happened to the workload's
+// processes (an exit, a death by a signal, a deadlock) as one JSON object,
+// read up to MaxEvent bytes; kill_next asks when to kill which service (a
+// fault the explorer draws): 0 means no more kills, otherwise kill
+// service index (0 <= index < n) delay_us virtual microseconds from the
+// call, then ask again.
 //
 // An unknown operation returns -38 (ENOSYS) in a0. A message that cannot be
 // read (a bad pointer) is reported as "<unreadable message>"; messages are
@@ -36,10 +46,14 @@ const (
 	OpSetupComplete = 6
 	OpProgress      = 7
 	OpExit          = 8
+	OpEvent         = 9
+	OpKillNext      = 10
 
 	// MaxMessage bounds the bytes read for one assertion message.
 	MaxMessage = 256
-	enosys     = -38
+	// MaxEvent bounds the bytes read for one event.
+	MaxEvent = 16 << 10
+	enosys   = -38
 )
 
 // Kind is an assertion kind.
@@ -85,6 +99,12 @@ type Sink interface {
 	SetupComplete(hart int)
 	Progress(value uint64, hart int)
 	Exit(code int, hart int)
+	// Event receives one event of everett's init (a JSON object, at most
+	// MaxEvent bytes, not validated).
+	Event(data []byte, hart int)
+	// KillNext answers kill_next for n killable services: 0 for no more
+	// kills, else delay_us<<8 | index with delay_us >= 1 and index < n.
+	KillNext(n int, hart int) uint64
 }
 
 // Handle executes one hypercall for caller, reporting to sink.
@@ -111,9 +131,33 @@ func Handle(c Caller, sink Sink) {
 	case OpExit:
 		c.SetReg(10, 0)
 		sink.Exit(int(int32(c.Reg(11))), c.HartID())
+	case OpEvent:
+		b, ok := readBytes(c, c.Reg(12), min(c.Reg(13), MaxEvent))
+		if ok {
+			sink.Event(b, c.HartID())
+		}
+		c.SetReg(10, 0)
+	case OpKillNext:
+		n := c.Reg(11)
+		if n == 0 || n > 255 {
+			c.SetReg(10, 0)
+			return
+		}
+		c.SetReg(10, sink.KillNext(int(n), c.HartID()))
 	default:
 		c.SetReg(10, uint64(enosys&0xffffffffffffffff))
 	}
+}
+
+// readBytes reads n bytes at va, or reports false when they cannot be
+// read (a bad pointer: the event is dropped, as a real device would drop
+// a descriptor it cannot read).
+func readBytes(c Caller, va, n uint64) ([]byte, bool) {
+	b := make([]byte, n)
+	if err := c.ReadVirt(va, b); err != nil {
+		return nil, false
+	}
+	return b, true
 }
 
 func readMessage(c Caller, va, n uint64) string {
@@ -204,3 +248,26 @@ func (s *LogSink) Progress(uint64, int) {}
 
 // Exit implements Sink.
 func (s *LogSink) Exit(code int, _ int) { s.Power.PowerOff(code) }
+
+// Event implements Sink: `everett run` prints what everett's init reports
+// (an exit, a signal, a deadlock) as one line.
+func (s *LogSink) Event(data []byte, hart int) {
+	if s.W == nil {
+		return
+	}
+	e, err := ParseEvent(data)
+	if err != nil {
+		fmt.Fprintf(s.W, "everett: init: %v\n", err)
+		return
+	}
+	fmt.Fprintf(s.W, "everett: init: %s\n", e.Summary())
+	for _, t := range e.Threads {
+		fmt.Fprintf(s.W, "everett: init:   %s\n", t.String())
+	}
+	if e.Output != "" && e.Failed() {
+		fmt.Fprintf(s.W, "everett: init: last output of %s:\n%s", e.Name, indent(e.Output))
+	}
+}
+
+// KillNext implements Sink: `everett run` injects no kill faults.
+func (s *LogSink) KillNext(int, int) uint64 { return 0 }

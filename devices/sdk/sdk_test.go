@@ -36,6 +36,8 @@ type recSink struct {
 	exit   int
 	prog   uint64
 	setup  bool
+	raw    [][]byte // events
+	killN  int      // the n of the last kill_next
 }
 
 func (s *recSink) Assert(k Kind, c bool, m string, _ int) {
@@ -45,6 +47,11 @@ func (s *recSink) Random() uint64           { return 0xfeed }
 func (s *recSink) SetupComplete(int)        { s.setup = true }
 func (s *recSink) Progress(v uint64, _ int) { s.prog = v }
 func (s *recSink) Exit(code int, _ int)     { s.exit = code }
+func (s *recSink) Event(b []byte, _ int)    { s.raw = append(s.raw, b) }
+func (s *recSink) KillNext(n int, _ int) uint64 {
+	s.killN = n
+	return 1234<<8 | uint64(n-1)
+}
 
 func caller(msg string) *fakeCaller {
 	c := &fakeCaller{mem: map[uint64]byte{}}
@@ -118,5 +125,74 @@ func TestLogSinkIsBoundedAndReportsFailuresOnce(t *testing.T) {
 	}
 	if len(s.seen) > MaxAssertions {
 		t.Fatalf("%d distinct assertions remembered, limit %d", len(s.seen), MaxAssertions)
+	}
+}
+
+func TestAnEventIsReadWholeUpToItsBoundAndABadPointerDropsIt(t *testing.T) {
+	js := `{"event":"exit","name":"prog","pid":7,"code":3}`
+	c := caller(js)
+	s := &recSink{}
+	c.regs[10], c.regs[12], c.regs[13] = OpEvent, 0x1000, uint64(len(js))
+	Handle(c, s)
+	if len(s.raw) != 1 || string(s.raw[0]) != js || c.regs[10] != 0 {
+		t.Fatalf("events %q, a0 %d", s.raw, c.regs[10])
+	}
+	c.regs[10], c.regs[12], c.regs[13] = OpEvent, 0xdead0000, 10
+	Handle(c, s)
+	if len(s.raw) != 1 {
+		t.Fatalf("an unreadable event reached the sink: %q", s.raw)
+	}
+	c.regs[10], c.regs[12], c.regs[13] = OpEvent, 0x1000, 1<<40 // longer than memory: cut, then unreadable
+	Handle(c, s)
+	if len(s.raw) != 1 {
+		t.Fatalf("an event past MaxEvent was read: %d events", len(s.raw))
+	}
+}
+
+func TestKillNextAsksTheSinkOnlyForAPlausibleServiceCount(t *testing.T) {
+	s := &recSink{}
+	c := caller("")
+	c.regs[10], c.regs[11] = OpKillNext, 3
+	Handle(c, s)
+	if s.killN != 3 || c.regs[10] != 1234<<8|2 {
+		t.Fatalf("n %d, a0 %#x", s.killN, c.regs[10])
+	}
+	for _, n := range []uint64{0, 256, 1 << 40} {
+		s.killN = -1
+		c.regs[10], c.regs[11] = OpKillNext, n
+		Handle(c, s)
+		if s.killN != -1 || c.regs[10] != 0 {
+			t.Fatalf("n=%d: the sink was asked (%d) or a0 = %#x", n, s.killN, c.regs[10])
+		}
+	}
+}
+
+func TestEventsParseAndSayWhetherTheyAreFailures(t *testing.T) {
+	for _, tc := range []struct {
+		js      string
+		failed  bool
+		summary string
+	}{
+		{`{"event":"exit","name":"a","pid":5,"task":true,"code":0}`, false, "a (pid 5) exited with code 0"},
+		{`{"event":"exit","name":"a","pid":5,"task":true,"code":2}`, true, "a (pid 5) exited with code 2"},
+		{`{"event":"exit","name":"s","pid":5,"code":1,"restarting":true}`, false, "s (pid 5) exited with code 1; restarting"},
+		{`{"event":"exit","name":"a","pid":5,"signal":6,"signal_name":"SIGABRT","core":true}`, true, "a (pid 5) was killed by SIGABRT (core dumped)"},
+		{`{"event":"exit","name":"s","pid":5,"signal":9,"signal_name":"SIGKILL","killed_by_everett":true,"restarting":true}`, false, "s (pid 5) was killed by SIGKILL, a kill fault; restarting"},
+		{`{"event":"deadlock","reason":"every thread waits","threads":[{"name":"a","pid":5,"tid":6,"state":"S","syscall":"futex"}]}`, true, "deadlock: 1 threads blocked (every thread waits)"},
+		{`{"event":"error","name":"a","message":"exec: no such file"}`, true, "error: a: exec: no such file"},
+		{`{"event":"start","name":"a","pid":5}`, false, "a (pid 5) started"},
+	} {
+		e, err := ParseEvent([]byte(tc.js))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.js, err)
+		}
+		if e.Failed() != tc.failed || e.Summary() != tc.summary {
+			t.Errorf("%s: failed %v, summary %q; want %v, %q", tc.js, e.Failed(), e.Summary(), tc.failed, tc.summary)
+		}
+	}
+	for _, bad := range []string{`{`, `{"event":"nope"}`, `{"event":"exit","name":"a"}`, `[]`} {
+		if _, err := ParseEvent([]byte(bad)); !errors.Is(err, ErrBadEvent) {
+			t.Errorf("%s: error %v, want ErrBadEvent", bad, err)
+		}
 	}
 }

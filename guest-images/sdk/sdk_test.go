@@ -222,6 +222,9 @@ func (r *recorder) Progress(v uint64, hart int) {
 	}
 }
 
+func (r *recorder) Event([]byte, int)        {}
+func (r *recorder) KillNext(int, int) uint64 { return 0 }
+
 func (r *recorder) Exit(code int, hart int) {
 	r.exit, r.exited = code, r.priv(hart) == 0
 	r.vm.PowerOff(code)
