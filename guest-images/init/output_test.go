@@ -83,3 +83,11 @@ func TestSignalsAreNamedAsLinuxNamesThem(t *testing.T) {
 		}
 	}
 }
+
+func TestArgvIsQuotedForAPersonOnlyWhereAShellWouldNeedIt(t *testing.T) {
+	got := shellQuote([]string{"/usr/bin/server", "--port=2379", "echo hi; exit 3", "", "it's"})
+	want := `/usr/bin/server --port=2379 'echo hi; exit 3' '' 'it'\''s'`
+	if got != want {
+		t.Errorf("shellQuote = %s; want %s", got, want)
+	}
+}

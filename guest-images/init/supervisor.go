@@ -156,7 +156,7 @@ func (s *supervisor) run() int {
 			return s.code
 		}
 	}
-	s.con.say("started %s: %s", plural(len(s.procs), "process"), s.summary())
+	s.con.say("all %s started: %s", plural(len(s.procs), "process"), s.summary())
 	s.askKill()
 	if s.watch != nil {
 		s.nextSample = s.clock() + sampleIntervalMin
@@ -178,6 +178,20 @@ func (s *supervisor) run() int {
 			return s.code
 		}
 	}
+}
+
+// shellQuote is argv as a shell would need it typed, for a person.
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = a
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
 }
 
 // summary is "server (service), client (task)".
@@ -278,7 +292,7 @@ func (s *supervisor) start(p *proc) bool {
 	if again {
 		s.con.say("restarted %s (pid %d)", p.spec.name, pid)
 	} else {
-		s.con.say("started %s (pid %d): %s", p.spec.name, pid, strings.Join(p.spec.argv, " "))
+		s.con.say("started %s (pid %d): %s", p.spec.name, pid, shellQuote(p.spec.argv))
 	}
 	return true
 }
@@ -476,7 +490,7 @@ func (s *supervisor) emit(ev any) { s.host.Event(encode(ev)) }
 func (s *supervisor) fail(code int, name, msg string) {
 	s.con.say("error: %s", msg)
 	s.emit(errorEvent{Event: "error", Name: name, Message: truncate(msg, errorMessageBytesMax)})
-	s.end(code, msg)
+	s.end(code, "the error above")
 }
 
 // end ends the run with code; the first end wins.

@@ -104,7 +104,7 @@ func (w *watch) observe(now time.Duration, s sample, quiet bool) (*verdict, time
 		_, waits := w.allWait(s)
 		return &verdict{
 			reason: fmt.Sprintf("no thread of the workload (%s) changed for %v (deadlock.stall_ns)",
-				countThreads(s), now-w.lastChange),
+				countThreads(s), roundMs(now-w.lastChange)),
 			threads: s.threads,
 			waits:   waits,
 		}, interval
@@ -129,7 +129,8 @@ func (w *watch) deadlocked(a, b sample, apart time.Duration) *verdict {
 			}
 		}
 	}
-	reason := fmt.Sprintf("every thread of the workload (%s) waits with no timeout, unchanged across two samples %v apart", countThreads(b), apart)
+	reason := fmt.Sprintf("every thread of the workload (%s) waits with no timeout, unchanged across two samples %v apart",
+		countThreads(b), roundMs(apart))
 	if io {
 		reason += "; on a one-node universe no other node could end its blocking I/O"
 	}
@@ -166,6 +167,14 @@ func live(s sample) int {
 		}
 	}
 	return n
+}
+
+// roundMs rounds d to a millisecond for a person, unless it is shorter.
+func roundMs(d time.Duration) time.Duration {
+	if d < time.Millisecond {
+		return d
+	}
+	return d.Round(time.Millisecond)
 }
 
 // countThreads is "3 threads in 2 processes".
