@@ -21,8 +21,12 @@ package everett
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"time"
+	"unsafe"
 )
 
 // Operations of the hypercall (devices/sdk/sdk.go).
@@ -35,10 +39,20 @@ const (
 	opSetupComplete = 6
 	opProgress      = 7
 	opExit          = 8
+	opEvent         = 9
+	opKillNext      = 10
 )
 
 // MaxMessage is the number of message bytes the host reads.
 const MaxMessage = 256
+
+// MaxEvent is the number of bytes of an event the host reads; Event cuts a
+// longer one there.
+const MaxEvent = 16384
+
+// MaxKillable is the largest number of services KillNext chooses among:
+// the host returns the chosen index in the low 8 bits of its result.
+const MaxKillable = 256
 
 // Always asserts that cond holds every time it is evaluated. A false cond is
 // a failure: the explorer reports it with everything needed to replay it.
@@ -118,4 +132,57 @@ func Exit(code int) {
 		hypercall(opExit, uint64(int64(code)), nil, 0)
 	}
 	os.Exit(code)
+}
+
+// Event reports an event of everett's own init (guest-images/init) to the
+// host: json is one UTF-8 JSON object whose field "event" says what
+// happened ("start", "exit", "deadlock", "error", "kill"; the init's
+// README describes them). The host reads at most MaxEvent bytes, so a
+// longer event is cut there: keep events shorter. Not on everett, Event
+// does nothing.
+func Event(json []byte) {
+	if !Enabled() || len(json) == 0 {
+		return
+	}
+	if len(json) > MaxEvent {
+		json = json[:MaxEvent]
+	}
+	p := unsafe.Pointer(unsafe.SliceData(json))
+	hypercall(opEvent, 0, p, uint64(len(json)))
+	runtime.KeepAlive(json)
+}
+
+// KillNext asks the host whether to carry out a kill fault among n
+// killable services (n >= 1; at most MaxKillable are offered). When ok,
+// the caller sends SIGKILL to service index (0 <= index < n) after delay
+// (at least a microsecond of virtual time) counted from this call, then
+// calls KillNext again; ok = false means no more kills. Not on everett,
+// and on a host without the operation, ok is false.
+func KillNext(n int) (delay time.Duration, index int, ok bool) {
+	if !Enabled() || n < 1 {
+		return 0, 0, false
+	}
+	n = min(n, MaxKillable)
+	return decodeKillNext(hypercall(opKillNext, uint64(n), nil, 0), n)
+}
+
+// decodeKillNext reads kill_next's result r for n services:
+// (delay_us << 8) | index, 0 for no more kills. A negative result (an
+// error such as ENOSYS from a host that lacks the operation) and one that
+// breaks the protocol (an index out of range, a zero delay) also mean no
+// more kills. A delay too long for a time.Duration is cut to the longest
+// one.
+func decodeKillNext(r uint64, n int) (delay time.Duration, index int, ok bool) {
+	if r == 0 || int64(r) < 0 {
+		return 0, 0, false
+	}
+	index = int(r & 0xff)
+	us := r >> 8
+	if index >= n || us == 0 {
+		return 0, 0, false
+	}
+	if us > math.MaxInt64/uint64(time.Microsecond) {
+		return math.MaxInt64, index, true
+	}
+	return time.Duration(us) * time.Microsecond, index, true
 }

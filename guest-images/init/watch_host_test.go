@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// End-to-end checks of the deadlock watch on the host: real processes, the
+// real /proc, the host's system call table.
+
+// watching turns the watch on for a run, sampling the test process's
+// descendants.
+func watching(oneNode bool, stall time.Duration) func(*supervisor) {
+	return func(s *supervisor) {
+		fs := procfs{root: "/proc"}
+		s.watch = &watch{table: nativeSyscalls(), check: true, oneNode: oneNode, stall: stall, hasTimerfd: fs.hasTimerfd}
+		s.sampler = procSampler{fs: fs, root: os.Getpid(), names: s.nameOf}
+	}
+}
+
+func needWaiter(t *testing.T) {
+	t.Helper()
+	if waiterPath == "" {
+		t.Skip("no C helper (the host has no C compiler)")
+	}
+	if len(nativeSyscalls()) == 0 {
+		t.Skip("no system call table for this architecture")
+	}
+}
+
+func waiter(name, mode string) procSpec {
+	return procSpec{name: name, path: waiterPath, argv: []string{"waiter", mode}, dir: "/"}
+}
+
+func TestTheWatchFindsTwoThreadsLockingTwoMutexesInOppositeOrder(t *testing.T) {
+	needWaiter(t)
+	r := runSpecs(t, nil, []procSpec{waiter("locker", "deadlock")}, watching(false, 0))
+	if r.code != exitDeadlock {
+		t.Fatalf("code %d; want 125; console:\n%s", r.code, r.console)
+	}
+	ev := r.of("deadlock", "")
+	if len(ev) != 1 {
+		t.Fatalf("events %v", r.events)
+	}
+	threads, _ := ev[0]["threads"].([]any)
+	comms := map[string]bool{}
+	for _, x := range threads {
+		th := event(x.(map[string]any))
+		comms[th.str("comm")] = true
+		if th.str("name") != "locker" || th.str("syscall") != "futex" || th.str("state") != "S" || len(th["args"].([]any)) != 6 {
+			t.Errorf("thread %v", th)
+		}
+	}
+	if len(threads) != 3 || !comms["lock-ab"] || !comms["lock-ba"] {
+		t.Errorf("threads %v; want the main thread, lock-ab and lock-ba", threads)
+	}
+	if !strings.Contains(ev[0].str("reason"), "waits with no timeout") {
+		t.Errorf("reason %q", ev[0].str("reason"))
+	}
+	if !strings.Contains(r.console, `thread`) || !strings.Contains(r.console, `"lock-ab": futex FUTEX_WAIT`) {
+		t.Errorf("console:\n%s", r.console)
+	}
+}
+
+func TestAShellWaitingForASleepIsNoDeadlock(t *testing.T) {
+	needWaiter(t)
+	// sh waits in wait4 (untimed), sleep in clock_nanosleep (timed).
+	r := runSpecs(t, nil, []procSpec{shell("napper", t.TempDir(), restartNo, "sleep 0.3; echo awake")}, watching(true, 0))
+	if r.code != 0 || len(r.of("deadlock", "")) != 0 {
+		t.Errorf("code %d, events %v", r.code, r.events)
+	}
+}
+
+func TestAReadNobodyCanAnswerIsADeadlockOnlyOnOneNode(t *testing.T) {
+	needWaiter(t)
+	r := runSpecs(t, nil, []procSpec{waiter("reader", "pipe")}, watching(true, 0))
+	ev := r.of("deadlock", "")
+	if r.code != exitDeadlock || len(ev) != 1 || !strings.Contains(ev[0].str("reason"), "one-node universe") {
+		t.Fatalf("one node: code %d, events %v", r.code, r.events)
+	}
+	// On a cluster another node could answer it: only the stall ends it.
+	r = runSpecs(t, nil, []procSpec{waiter("reader", "pipe")}, watching(false, 300*time.Millisecond))
+	ev = r.of("deadlock", "")
+	if r.code != exitDeadlock || len(ev) != 1 || !strings.Contains(ev[0].str("reason"), "(deadlock.stall_ns)") {
+		t.Errorf("cluster: code %d, events %v", r.code, r.events)
+	}
+}
+
+func TestAReadInAProcessHoldingATimerfdIsNoDeadlock(t *testing.T) {
+	needWaiter(t)
+	r := runSpecs(t, nil, []procSpec{waiter("timed-reader", "timerfd-pipe")}, watching(true, 300*time.Millisecond))
+	ev := r.of("deadlock", "")
+	if r.code != exitDeadlock || len(ev) != 1 || !strings.Contains(ev[0].str("reason"), "(deadlock.stall_ns)") {
+		t.Errorf("code %d, events %v; want only the stall to end it", r.code, r.events)
+	}
+}
