@@ -294,7 +294,7 @@ type restoreOpts struct {
 func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe, error) {
 	u := &Universe{
 		spec: spec, plan: s.plan, t: s.T, path: append([]Fork(nil), s.Path...),
-		faultSq: s.faultSq, setupDone: s.setupDone, setupAt: s.setupAt,
+		faultSq: s.faultSq, kills: s.kills, chaosAt: s.chaosAt, setupDone: s.setupDone, setupAt: s.setupAt,
 		progressAt: s.progressAt, liveStart: s.liveStart,
 		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next,
 		suppress: o.suppress, echo: o.echo, seen: o.seen, maxSnaps: o.maxSnaps,
@@ -304,7 +304,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 	u.sw = s.sw.clone(u)
 	u.asserts.merge(s.asserts)
 	for i, ns := range s.nodes {
-		n := &node{spec: ns.spec, down: ns.down, downBy: ns.downBy, done: ns.done, icount: ns.icount}
+		n := &node{spec: ns.spec, down: ns.down, downBy: ns.downBy, done: ns.done, icount: ns.icount, tasksDone: ns.tasksDone, ready: ns.ready}
 		u.nodes = append(u.nodes, n)
 		if ns.down {
 			continue
@@ -316,6 +316,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		n.console.line = append([]byte(nil), ns.line...)
 		n.console.bytes = ns.written
 		n.traps.chains = (&trapTap{chains: ns.traps}).clone()
+		n.traps.diverted = append([]trapEntry(nil), ns.diverted...)
 	}
 	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
 	if err := u.netRNG.Restore(hw.NewDecoder(s.net)); err != nil {

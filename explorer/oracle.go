@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"everett/devices/sdk"
 )
 
 // Failure is what an oracle found.
 type Failure struct {
-	// Kind is one of: assertion, unreachable, exit, console, hang,
-	// liveness, idle.
+	// Kind is one of: assertion, unreachable, exit, signal, deadlock,
+	// timeout, init, console, hang, liveness, idle.
 	Kind string `json:"kind"`
 	// Message says what failed (the assertion's message, the console
 	// pattern, the exit code).
@@ -21,6 +24,10 @@ type Failure struct {
 	Hart    int    `json:"hart"`
 	// Line is the console line that matched, for console failures.
 	Line string `json:"line,omitempty"`
+	// Process is what everett's init reported, for the failures of a
+	// workload (exit, signal, deadlock, init): the process, its last
+	// output, and for a deadlock where each thread waits.
+	Process *sdk.Event `json:"process,omitempty"`
 }
 
 // Signature identifies a failure for deduplication: the same bug found by
@@ -110,12 +117,16 @@ type consolePattern struct {
 	re   *regexp.Regexp
 }
 
+// consoleSignal is the default console pattern of a process's death by a
+// signal (which needs the kernel's messages: not under quiet).
+const consoleSignal = "process killed by a signal"
+
 // defaultConsole are the patterns that mean failure for any Linux guest.
 var defaultConsole = []consolePattern{
 	{"kernel panic", regexp.MustCompile(`Kernel panic`)},
 	{"kernel oops", regexp.MustCompile(`Oops[:\s]|Unable to handle kernel`)},
 	{"kernel BUG", regexp.MustCompile(`\bBUG: |kernel BUG at`)},
-	{"process killed by a signal", regexp.MustCompile(`unhandled signal \d+|segfault at|killed by signal|Killed process`)},
+	{consoleSignal, regexp.MustCompile(`unhandled signal \d+|segfault at|killed by signal|Killed process`)},
 }
 
 // Console bounds.
@@ -221,9 +232,19 @@ func (s *sink) Assert(kind sdk.Kind, cond bool, msg string, hart int) {
 // Random implements sdk.Sink: guest randomness comes from the node's PRNG.
 func (s *sink) Random() uint64 { return s.u.nodes[s.node].b.PRNG.Uint64() }
 
-// SetupComplete implements sdk.Sink.
+// SetupComplete implements sdk.Sink. With workloads, the setup is
+// complete when every node's init has called it (just before it starts
+// the workload).
 func (s *sink) SetupComplete(int) {
 	u := s.u
+	u.nodes[s.node].ready = true
+	if u.spec.hasWorkload() {
+		for i, n := range u.nodes {
+			if u.spec.workload[i] != workloadNone && !n.ready {
+				return
+			}
+		}
+	}
 	if !u.setupDone {
 		u.setupDone = true
 		u.setupAt = u.now()
@@ -234,12 +255,99 @@ func (s *sink) SetupComplete(int) {
 // Progress implements sdk.Sink.
 func (s *sink) Progress(uint64, int) { s.u.progressAt = s.u.now() }
 
-// Exit implements sdk.Sink: the guest ends the universe.
+// Exit implements sdk.Sink: the guest ends the universe. On a node whose
+// workload everett's init runs, an exit is the end of that node's tasks:
+// the universe ends when every node with tasks has ended them (the nodes
+// go on running their services until then).
 func (s *sink) Exit(code int, hart int) {
 	u := s.u
 	if code != 0 {
 		u.fail(&Failure{Kind: "exit", Message: fmt.Sprintf("sdk exit code %d", code), Node: s.node, Hart: hart})
 		return
 	}
+	if u.spec.hasWorkload() {
+		u.nodes[s.node].tasksDone = true
+		for i, n := range u.nodes {
+			if u.spec.workload[i] == workloadTasks && !n.tasksDone {
+				u.progressAt = u.now()
+				return
+			}
+		}
+		u.finished = true
+		u.reason = "every workload task exited 0"
+		u.stopAll()
+		return
+	}
 	u.finish()
+}
+
+// Event implements sdk.Sink: what everett's init reports of the workload.
+func (s *sink) Event(data []byte, hart int) {
+	u := s.u
+	e, err := sdk.ParseEvent(data)
+	if err != nil {
+		u.fail(&Failure{Kind: "init", Message: err.Error(), Node: s.node, Hart: hart})
+		return
+	}
+	u.progressAt = u.now()
+	if !e.Failed() {
+		return
+	}
+	f := &Failure{Node: s.node, Hart: hart, Process: e}
+	switch {
+	case e.Event == sdk.EventDeadlock:
+		for i := range e.Threads {
+			th := &e.Threads[i]
+			if pc, err := strconv.ParseUint(strings.TrimPrefix(th.PC, "0x"), 16, 64); err == nil {
+				th.Symbol = u.spec.symbolizeIn(s.node, pc, th.Name)
+			}
+		}
+		f.Kind = "deadlock"
+		f.Message = deadlockWho(e) + " wait with nothing to wake them"
+	case e.Event == sdk.EventError:
+		f.Kind = "init"
+		f.Message = e.Name + ": " + e.Message
+	case e.Signal != 0:
+		f.Kind = "signal"
+		f.Message = fmt.Sprintf("%s killed by %s", e.Name, e.SignalLabel())
+	default:
+		f.Kind = "exit"
+		f.Message = fmt.Sprintf("%s exited with code %d", e.Name, *e.Code)
+	}
+	u.fail(f)
+}
+
+// deadlockWho names the processes of a deadlock's threads, in order of
+// first appearance: "the threads of bank", "the threads of a, b".
+func deadlockWho(e *sdk.Event) string {
+	var names []string
+	for _, t := range e.Threads {
+		if !slices.Contains(names, t.Name) {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "the workload's threads"
+	}
+	return "the threads of " + strings.Join(names, ", ")
+}
+
+// KillNext implements sdk.Sink: the next kill fault of the node's
+// services, drawn from the fault stream while the plan has kills left
+// and the chaos phase lasts.
+func (s *sink) KillNext(n int, _ int) uint64 {
+	u := s.u
+	now := u.now()
+	end := u.chaosEnd()
+	if u.kills >= u.plan.Kills || now+1000 >= end || u.liveStart != 0 {
+		return 0
+	}
+	r := u.fltRNG
+	delayUs := 1 + r.Uint64()%((end-now)/1000)
+	index := r.Uint64() % uint64(n)
+	u.kills++
+	if !u.candidate("kill", fmt.Sprintf("node %d: service %d killed %dus from now", s.node, index, delayUs)) {
+		return 0
+	}
+	return delayUs<<8 | index
 }

@@ -18,6 +18,7 @@ type Plan struct {
 	Sched                    emu.SchedConfig
 	Chaos                    uint64
 	Model                    emu.MemoryModel // every node's memory model
+	Kills                    int             // kill faults of workload services per universe
 }
 
 // derive makes an independent seed for a stream.
@@ -209,6 +210,11 @@ func drawPlan(s *Spec, root uint64) Plan {
 		if r.Uint64()%2 == 1 {
 			p.Model = emu.ModelRVWMO
 		}
+	}
+	// Kills of workload services, drawn after everything else and only
+	// for specs with workloads, so that every other plan stays what it was.
+	if s.hasWorkload() {
+		p.Kills = pickInt(s.Faults.Kills, 0, 0, 1, 2, 4)
 	}
 	return p
 }

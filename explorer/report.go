@@ -48,6 +48,9 @@ type Report struct {
 type ReportSpec struct {
 	Spec
 	Boards []*board.Spec `json:"boards"`
+	// Workload says per node whether everett's init runs a workload
+	// there (1: with tasks, 2: services only; absent: none).
+	Workload []workloadKind `json:"workload,omitempty"`
 }
 
 func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
@@ -56,7 +59,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
-		Spec:       ReportSpec{Spec: *s, Boards: s.nodes},
+		Spec:       ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s)},
 		RootSeed:   root,
 		Universe:   index,
 		Path:       append([]Fork(nil), u.path...),
@@ -168,6 +171,14 @@ func LoadReport(path string) (*Report, error) {
 	if len(r.Spec.Boards) == 0 || len(r.Spec.Boards) > MaxNodes {
 		return nil, fmt.Errorf("%w: %s: %d nodes", ErrReport, path, len(r.Spec.Boards))
 	}
+	if len(r.Spec.Workload) > len(r.Spec.Boards) {
+		return nil, fmt.Errorf("%w: %s: workload of %d nodes, but %d boards", ErrReport, path, len(r.Spec.Workload), len(r.Spec.Boards))
+	}
+	for i, w := range r.Spec.Workload {
+		if w > workloadServices {
+			return nil, fmt.Errorf("%w: %s: workload[%d] is %d (want 0, 1 or 2)", ErrReport, path, i, w)
+		}
+	}
 	for i, b := range r.Spec.Boards {
 		if b == nil {
 			return nil, fmt.Errorf("%w: %s: node %d missing", ErrReport, path, i)
@@ -196,7 +207,18 @@ func LoadReport(path string) (*Report, error) {
 func (r *Report) spec() *Spec {
 	s := r.Spec.Spec
 	s.nodes = r.Spec.Boards
+	s.workload = make([]workloadKind, len(s.nodes))
+	copy(s.workload, r.Spec.Workload)
 	return &s
+}
+
+// workloadOrNil is s.workload when a node has a workload (reports of
+// other specs stay as they were).
+func workloadOrNil(s *Spec) []workloadKind {
+	if !s.hasWorkload() {
+		return nil
+	}
+	return s.workload
 }
 
 // ReplayResult is what a replay did.

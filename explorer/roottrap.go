@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,7 +69,16 @@ type trapTap struct {
 	u      *Universe
 	node   int
 	chains [][]trapEntry // per hart, outermost first
+	// diverted are the node's latest user exceptions whose handler did
+	// not return to the faulting instruction (a signal was delivered, or
+	// the process died, or another process runs now), newest last: what
+	// a death by a signal reported by everett's init is traced to, long
+	// after the hart has left the chain it died in.
+	diverted []trapEntry
 }
+
+// divertedMax bounds a node's diverted exceptions.
+const divertedMax = 16
 
 // candidate reports whether the entry may be a root trap: an exception
 // other than an ecall. Interrupts and ecalls are in the chains only so
@@ -108,11 +118,19 @@ func (tp *trapTap) push(e trapEntry) {
 }
 
 // Return implements emu.TrapObserver.
-func (tp *trapTap) Return(hart int, from, _ uint8, _ uint64) {
+func (tp *trapTap) Return(hart int, from, priv uint8, pc uint64) {
 	if hart >= len(tp.chains) {
 		return
 	}
 	c := tp.chains[hart]
+	if priv == emu.PrivU && from == emu.PrivS && len(c) > 0 {
+		if e := c[0]; e.Priv == emu.PrivU && e.To == emu.PrivS && e.candidate() && e.PC != pc {
+			if len(tp.diverted) == divertedMax {
+				tp.diverted = append(tp.diverted[:0], tp.diverted[1:]...)
+			}
+			tp.diverted = append(tp.diverted, e)
+		}
+	}
 	for i := len(c) - 1; i >= 0; i-- {
 		if c[i].To == from {
 			tp.chains[hart] = append(c[:i], c[i+1:]...)
@@ -154,6 +172,24 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 	if tp == nil {
 		return nil
 	}
+	if f.Kind == "signal" && f.Process != nil {
+		causes := signalCauses[f.Process.Signal]
+		for i := len(tp.diverted) - 1; i >= 0; i-- {
+			e := tp.diverted[i]
+			if slices.Contains(causes, e.Cause) {
+				return u.rootOf(f, e, "the node's last user exception of the kind that raises "+f.Process.SignalLabel()+" whose handler did not return to it")
+			}
+		}
+		// Still pending: the signal is being delivered as we look.
+		for _, c := range tp.chains {
+			for _, e := range c {
+				if e.Priv == emu.PrivU && slices.Contains(causes, e.Cause) {
+					return u.rootOf(f, e, "the pending user exception of the kind that raises "+f.Process.SignalLabel())
+				}
+			}
+		}
+		return nil // a signal sent by a process (abort, kill): no exception
+	}
 	kind := "" // user, kernel, or "" (any exception)
 	if f.Kind == "console" {
 		switch f.Message {
@@ -169,24 +205,8 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		// would be a coincidence, not a cause.
 		return nil
 	}
-	pick := func(e trapEntry, why string) *RootTrap {
-		r := &RootTrap{
-			ICount: e.at, Node: f.Node, Hart: e.Hart, Priv: emu.PrivName(e.Priv),
-			PC: fmt.Sprintf("%#x", e.PC), Cause: e.Cause, CauseName: emu.CauseName(e.Cause),
-			Tval: fmt.Sprintf("%#x", e.Tval), Why: why,
-		}
-		file := ""
-		if m := reInFile.FindStringSubmatch(f.Line); m != nil && e.Priv == emu.PrivU {
-			file = m[1]
-		}
-		r.Symbol = u.spec.symbolizeIn(f.Node, e.PC, file)
-		r.Predicate = fmt.Sprintf("trap:%s@%#x", r.CauseName, e.Tval)
-		if f.Node != 0 {
-			r.Predicate = fmt.Sprintf("node%d/%s", f.Node, r.Predicate)
-		}
-		return r
-	}
-	// 1. An address the kernel printed.
+	pick := func(e trapEntry, why string) *RootTrap { return u.rootOf(f, e, why) }
+	_ = pick // 1. An address the kernel printed.
 	if f.Kind == "console" {
 		var addrs []uint64
 		for _, re := range []*regexp.Regexp{reUnhandled, reSegfault, reKernelVA} {
@@ -252,6 +272,39 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		return pick(*best, "the outermost pending exception of the hart that trapped last")
 	}
 	return nil
+}
+
+// rootOf is the root trap e of failure f, chosen for reason why.
+func (u *Universe) rootOf(f *Failure, e trapEntry, why string) *RootTrap {
+	r := &RootTrap{
+		ICount: e.at, Node: f.Node, Hart: e.Hart, Priv: emu.PrivName(e.Priv),
+		PC: fmt.Sprintf("%#x", e.PC), Cause: e.Cause, CauseName: emu.CauseName(e.Cause),
+		Tval: fmt.Sprintf("%#x", e.Tval), Why: why,
+	}
+	file := ""
+	if m := reInFile.FindStringSubmatch(f.Line); m != nil && e.Priv == emu.PrivU {
+		file = m[1]
+	}
+	if f.Process != nil && e.Priv == emu.PrivU {
+		file = f.Process.Name // a workload's process: named after its program
+	}
+	r.Symbol = u.spec.symbolizeIn(f.Node, e.PC, file)
+	r.Predicate = fmt.Sprintf("trap:%s@%#x", r.CauseName, e.Tval)
+	if f.Node != 0 {
+		r.Predicate = fmt.Sprintf("node%d/%s", f.Node, r.Predicate)
+	}
+	return r
+}
+
+// signalCauses are the exceptions after which Linux sends each signal
+// (arch/riscv/kernel/traps.c): page and access faults SIGSEGV (access
+// faults SIGBUS too), misaligned accesses SIGBUS, an illegal instruction
+// SIGILL, a breakpoint SIGTRAP.
+var signalCauses = map[int][]uint64{
+	11: {emu.CauseFetchPageFault, emu.CauseLoadPageFault, emu.CauseStorePageFault, emu.CauseFetchAccess, emu.CauseLoadAccess, emu.CauseStoreAccess},
+	7:  {emu.CauseMisalignedLoad, emu.CauseMisalignedStore, emu.CauseMisalignedFetch, emu.CauseFetchAccess, emu.CauseLoadAccess, emu.CauseStoreAccess},
+	4:  {emu.CauseIllegalInst},
+	5:  {emu.CauseBreakpoint},
 }
 
 // trapWatch is a trap predicate being watched (bisection).

@@ -215,6 +215,15 @@ func (u *Universe) budgetSpent() {
 	if s.Oracles.BudgetIsHang != nil {
 		hang = *s.Oracles.BudgetIsHang
 	}
+	if s.Oracles.BudgetIsHang == nil && s.hasTasks() {
+		// A workload's tasks that have not ended by the budget: a timeout.
+		for i, n := range u.nodes {
+			if s.workload[i] == workloadTasks && !n.tasksDone {
+				u.fail(&Failure{Kind: "timeout", Message: "the workload's tasks did not finish within the budget", Node: i})
+				return
+			}
+		}
+	}
 	if hang {
 		u.fail(&Failure{Kind: "hang", Message: "did not finish within its budget"})
 		return

@@ -24,6 +24,8 @@ type UniverseSnapshot struct {
 	net, flt   []byte
 	faults     []faultEvent
 	faultSq    int
+	kills      int
+	chaosAt    uint64
 	asserts    []AssertionState
 	setupDone  bool
 	setupAt    uint64
@@ -45,6 +47,10 @@ type nodeState struct {
 	line    []byte
 	written uint64
 	traps   [][]trapEntry
+	// diverted: the user exceptions the kernel did not return from
+	// (roottrap.go); tasksDone, ready: the workload's (oracle.go).
+	diverted         []trapEntry
+	tasksDone, ready bool
 }
 
 // takeSnapshot freezes the universe (at a window boundary) into its list of
@@ -61,7 +67,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 	s := &UniverseSnapshot{
 		T: u.t, ICount: u.ICount(), Path: append([]Fork(nil), u.path...), Why: why,
 		plan: u.plan, sw: u.sw.clone(nil), faults: append([]faultEvent(nil), u.faults...),
-		faultSq: u.faultSq, asserts: u.asserts.list(), setupDone: u.setupDone, setupAt: u.setupAt,
+		faultSq: u.faultSq, kills: u.kills, chaosAt: u.chaosAt, asserts: u.asserts.list(), setupDone: u.setupDone, setupAt: u.setupAt,
 		progressAt: u.progressAt, liveStart: u.liveStart,
 		decisions: append([]Decision(nil), u.decisions...), next: u.nextDecision, newEdges: u.newEdges,
 	}
@@ -72,7 +78,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 	u.fltRNG.Save(&e)
 	s.flt = append([]byte(nil), e.Bytes()...)
 	for _, n := range u.nodes {
-		ns := nodeState{spec: n.spec, down: n.down, downBy: n.downBy, done: n.done, icount: n.icount}
+		ns := nodeState{spec: n.spec, down: n.down, downBy: n.downBy, done: n.done, icount: n.icount, tasksDone: n.tasksDone, ready: n.ready}
 		if n.console != nil {
 			ns.tail = append([]byte(nil), n.console.tail...)
 			ns.line = append([]byte(nil), n.console.line...)
@@ -81,6 +87,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 		if !n.down {
 			ns.snap = n.b.Snapshot()
 			ns.traps = n.traps.clone()
+			ns.diverted = append([]trapEntry(nil), n.traps.diverted...)
 		}
 		s.nodes = append(s.nodes, ns)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/internal/bundle"
 )
 
 // Spec is a universe spec, as written in YAML. Every field is validated by
@@ -35,12 +37,37 @@ type Spec struct {
 	// MemoryModel is every node's memory model: sc (the default), rvwmo
 	// (emu/wmo.go: store buffers and deferred loads drawn from the seed),
 	// or swarm (drawn per seed: half the universes rvwmo).
-	MemoryModel string        `yaml:"memory_model" json:"memory_model,omitempty"`
-	dir         string        // directory paths are relative to
-	nodes       []*board.Spec // resolved, one per node
-	symtabs     [][]*symtab   // per node (see loadSymbols); read-only once built
-	engine      emu.Engine    // runs every node's guest code (SetEngine)
+	MemoryModel string         `yaml:"memory_model" json:"memory_model,omitempty"`
+	dir         string         // directory paths are relative to
+	nodes       []*board.Spec  // resolved, one per node
+	symtabs     [][]*symtab    // per node (see loadSymbols); read-only once built
+	engine      emu.Engine     // runs every node's guest code (SetEngine)
+	workload    []workloadKind // per node: run by everett's init?
 }
+
+// workloadKind says whether a node runs a workload under everett's init,
+// and whether the run waits for it.
+type workloadKind uint8
+
+const (
+	workloadNone     workloadKind = iota // the node's own initrd, or bare metal
+	workloadTasks                        // at least one task: the node finishes
+	workloadServices                     // services only: it runs until the budgets end
+)
+
+// hasWorkload reports whether any node runs a workload under everett's
+// init.
+func (s *Spec) hasWorkload() bool {
+	for _, w := range s.workload {
+		if w != workloadNone {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTasks reports whether any node's workload has a task to wait for.
+func (s *Spec) hasTasks() bool { return slices.Contains(s.workload, workloadTasks) }
 
 // SetEngine selects the engine that runs the guest code of every machine
 // built, restored or forked from the spec: every node of every universe,
@@ -81,6 +108,12 @@ type NodeSpec struct {
 	// counters in reports and traces (a Linux guest's user programs, its
 	// vmlinux); a bare-metal program's own symbols are always used.
 	Symbols []string `yaml:"symbols" json:"symbols,omitempty"`
+	// Run, Files, Rootfs and Env make the node's guest a workload of the
+	// user's own software, run by everett's init (workload.go).
+	Run    Processes         `yaml:"run" json:"run,omitempty"`
+	Files  map[string]string `yaml:"files" json:"files,omitempty"`   // host path: guest path
+	Rootfs string            `yaml:"rootfs" json:"rootfs,omitempty"` // a folder, a tar archive, or an OCI image
+	Env    map[string]string `yaml:"env" json:"env,omitempty"`
 }
 
 // NetworkSpec is the simulated switch.
@@ -106,6 +139,10 @@ type FaultSpec struct {
 	// Preemptions bounds the preemptions at communication events between
 	// harts per universe (0: none; unset: drawn per seed).
 	Preemptions *int `yaml:"preemptions" json:"preemptions,omitempty"`
+	// Kills bounds the processes of a workload's services everett's init
+	// kills with SIGKILL (and restarts by their policy) per universe
+	// (unset: drawn per seed; 0: none).
+	Kills *int `yaml:"kills" json:"kills,omitempty"`
 	// Chaos is the virtual time from the start (from the setup point when
 	// root universes start from a boot snapshot, see SetupSpec) during
 	// which faults are injected.
@@ -125,6 +162,10 @@ type OracleSpec struct {
 	// BudgetIsHang reports a universe that exhausts its budgets without
 	// finishing as a hang (the default for bare-metal programs).
 	BudgetIsHang *bool `yaml:"budget_is_hang" json:"budget_is_hang,omitempty"`
+	// Deadlock fails a workload none of whose threads ran for this much
+	// virtual time (0: only the deadlocks everett's init proves: every
+	// thread waits with nothing that can wake it).
+	Deadlock Duration `yaml:"deadlock" json:"deadlock,omitempty"`
 	// DefaultConsole enables the built-in console patterns (kernel panic,
 	// oops, BUG, a process killed by a signal); default true.
 	DefaultConsole *bool `yaml:"default_console" json:"default_console,omitempty"`
@@ -303,6 +344,9 @@ func (s *Spec) validate() error {
 		return specErr("nodes", "at least one node is needed")
 	}
 	s.nodes = nil
+	var names []string // every node's, for the workloads' /etc/hosts
+	var workloads []workloadNodes
+	s.workload = make([]workloadKind, 0, MaxNodes)
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		f := fmt.Sprintf("nodes[%d]", i)
@@ -314,8 +358,14 @@ func (s *Spec) validate() error {
 			return specErr(f+".count", "%d nodes in all exceeds the limit of %d", len(s.nodes)+count, MaxNodes)
 		}
 		bare := n.ELF != ""
-		if bare == (n.Kernel != "") {
-			return specErr(f, "give exactly one of elf (a bare-metal program) or kernel")
+		if bare && n.Kernel != "" {
+			return specErr(f, "give one of elf (a bare-metal program) or kernel, not both")
+		}
+		if !bare && n.Kernel == "" && n.Initrd == "" && !n.hasWorkload() {
+			return specErr(f, "nothing to run: give run (a program of yours), rootfs, elf (a bare-metal program) or kernel")
+		}
+		if err := n.validateWorkload(f); err != nil {
+			return err
 		}
 		if bare && (n.Initrd != "" || n.Disk != "" || n.Append != "" || n.BIOS != "") {
 			return specErr(f, "a bare-metal node (elf) takes no initrd, disk, append or bios")
@@ -377,6 +427,19 @@ func (s *Spec) validate() error {
 			}
 			images[j] = im
 		}
+		if !bare && images[1] == nil {
+			// The bundled kernel, built on first use.
+			p, err := bundle.Kernel(BuildProgress)
+			if err != nil {
+				return specErr(f+".kernel", "not given, and the bundled kernel: %v", err)
+			}
+			if images[1], err = board.NewImage(p); err != nil {
+				return specErr(f+".kernel", "the bundled kernel: %v", err)
+			}
+		}
+		if n.hasWorkload() {
+			workloads = append(workloads, workloadNodes{spec: n, field: f, first: len(s.nodes), count: count})
+		}
 		if bare {
 			if _, err := emu.ParseELF(images[0].Data); err != nil {
 				return specErr(f+".elf", "%v", err)
@@ -410,16 +473,59 @@ func (s *Spec) validate() error {
 				bs.Append = strings.ReplaceAll(n.Append, "{i}", strconv.Itoa(idx))
 				if bs.Append == "" {
 					bs.Append = "console=ttyS0"
+					if n.hasWorkload() {
+						// everett's init reports what matters itself.
+						bs.Append = "console=ttyS0 quiet"
+					}
+				}
+				if n.hasWorkload() {
+					bs.Append += fmt.Sprintf(" everett.node=%d", idx)
 				}
 				bs.MAC = fmt.Sprintf("52:54:00:00:00:%02x", idx+1)
 			}
 			s.nodes = append(s.nodes, bs)
+			s.workload = append(s.workload, workloadNone)
+			name := strings.ReplaceAll(n.Name, "{i}", strconv.Itoa(idx))
+			if name == "" {
+				name = fmt.Sprintf("n%d", idx)
+			}
+			names = append(names, name)
+		}
+	}
+	for _, w := range workloads {
+		im, syms, err := s.workloadImage(w.field, w.spec, names)
+		if err != nil {
+			return err
+		}
+		for _, p := range syms {
+			if !slices.Contains(w.spec.Symbols, p) {
+				w.spec.Symbols = append(w.spec.Symbols, p)
+			}
+		}
+		tasks := len(w.spec.Run) == 0 // an image's own command is a task
+		for _, p := range w.spec.Run {
+			tasks = tasks || p.Restart == RestartNo
+		}
+		for k := 0; k < w.count; k++ {
+			s.nodes[w.first+k].Initrd = im
+			s.workload[w.first+k] = workloadServices
+			if tasks {
+				s.workload[w.first+k] = workloadTasks
+			}
 		}
 	}
 	if err := s.loadSymbols(true); err != nil {
 		return err
 	}
 	return s.validateSettings()
+}
+
+// workloadNodes are the nodes of one NodeSpec with a workload: nodes
+// first..first+count-1 share its initramfs.
+type workloadNodes struct {
+	spec         *NodeSpec
+	field        string
+	first, count int
 }
 
 // validateSettings checks (and defaults) everything but the nodes' images:
@@ -514,6 +620,11 @@ func (s *Spec) validateSettings() error {
 		s.Setup.At = SetupInit
 		if bare {
 			s.Setup.At = SetupOff
+		}
+		if s.hasWorkload() {
+			// everett's init calls setup_complete just before it starts
+			// the workload: every universe runs the whole workload.
+			s.Setup.At = SetupSDK
 		}
 	case SetupInit, SetupSDK, SetupOff:
 	default:

@@ -45,11 +45,15 @@ type node struct {
 	b       *board.Built
 	spec    *board.Spec
 	console *consoleTap
-	down    bool   // crashed, waiting for restart
-	downBy  int    // the Seq of the crash that took it down
-	done    bool   // powered off
-	icount  uint64 // instructions of earlier incarnations (crash/restart)
-	traps   *trapTap
+	down    bool // crashed, waiting for restart
+	downBy  int  // the Seq of the crash that took it down
+	done    bool // powered off
+	// tasksDone: everett's init reported that the workload's tasks
+	// exited 0 (the node may still run services). ready: it called
+	// setup_complete.
+	tasksDone, ready bool
+	icount           uint64 // instructions of earlier incarnations (crash/restart)
+	traps            *trapTap
 	// enteredUser: a hart of the node has entered user mode (the init
 	// setup point), seen at a window boundary. Only the boot universe
 	// looks: it is not state.
@@ -70,6 +74,8 @@ type Universe struct {
 	fltRNG  *emu.PRNG
 	faults  []faultEvent
 	faultSq int
+	kills   int    // kill faults drawn (KillNext)
+	chaosAt uint64 // when the chaos phase began (the last reseed)
 
 	console []consolePattern
 	asserts assertions
@@ -189,7 +195,12 @@ func (u *Universe) setup() {
 	s := u.spec
 	u.console = nil
 	if s.Oracles.DefaultConsole == nil || *s.Oracles.DefaultConsole {
-		u.console = append(u.console, defaultConsole...)
+		for _, p := range defaultConsole {
+			if p.name == consoleSignal && s.hasWorkload() {
+				continue // everett's init reports signals, with the process and its status
+			}
+			u.console = append(u.console, p)
+		}
 	}
 	for _, p := range s.Oracles.Console {
 		u.console = append(u.console, consolePattern{name: "console: " + p, re: mustCompile(p)})
@@ -252,6 +263,7 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 // reseed starts the streams from seed at the current time and draws the
 // fault schedule of the rest of the chaos phase (a fork, or the root).
 func (u *Universe) reseed(seed uint64) {
+	u.chaosAt = u.t
 	u.netRNG = emu.NewPRNG(derive(seed, streamNet))
 	u.fltRNG = emu.NewPRNG(derive(seed, streamFault))
 	for i, n := range u.nodes {
@@ -270,6 +282,9 @@ func (u *Universe) reseed(seed uint64) {
 	}
 	u.drawFaults()
 }
+
+// chaosEnd is when the chaos phase of the current plan ends.
+func (u *Universe) chaosEnd() uint64 { return u.chaosAt + u.plan.Chaos }
 
 // now is the current virtual time: the running node's, or the window's.
 func (u *Universe) now() uint64 {

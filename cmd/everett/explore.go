@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,8 @@ import (
 type exploreFlags struct {
 	elf         string
 	smp         int
+	linux       bool
+	nodes       int
 	seed        uint64
 	universes   int
 	wall        time.Duration
@@ -34,22 +37,32 @@ type exploreFlags struct {
 func newExploreCmd() *cobra.Command {
 	var f exploreFlags
 	cmd := &cobra.Command{
-		Use:   "explore [SPEC.yaml | --elf PROG --smp N]",
+		Use:   "explore [SPEC.yaml | --elf PROG --smp N | --linux [--smp N] [--nodes K] PROGRAM [ARGS...]]",
 		Short: "Search seeds, schedules and faults of a universe for failures",
 		Long: `Explore runs many universes of a spec — each a function of one seed — varying
 the hart schedule, network fates, partitions, crashes, disk faults and clock
 skew, forking new futures from snapshots of interesting states, and reports
 every distinct failure with everything needed to replay it.
 
+With --linux, PROGRAM is your own software: a static riscv64 Linux program,
+or a folder, tar archive or OCI image (its command, or ARGS as the command
+to run in it). Each of K nodes boots the bundled kernel (built and cached on
+first use) with everett's own init, which runs it and reports how it ended:
+a non-zero exit, a death by a signal, a deadlock of its threads, or not
+finishing within the time budget are failures. ARGS that start with '-' go
+after '--'.
+
 Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplore(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
-	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
+	fl.IntVar(&f.smp, "smp", 1, "harts for --elf, and of each node for --linux")
+	fl.BoolVar(&f.linux, "linux", false, "explore PROGRAM [ARGS...] (a static riscv64 Linux program, or a folder, tar or OCI image) on Linux nodes under everett's init")
+	fl.IntVar(&f.nodes, "nodes", 1, "nodes for --linux, each running the program (addresses 10.0.0.1...; EVERETT_NODE, EVERETT_PEERS in its environment)")
 	fl.Uint64Var(&f.seed, "seed", 1, "root seed")
 	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget; without one, none with --time, else 1000)")
 	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; ends the search between batches)")
@@ -97,28 +110,49 @@ type SummaryFailure struct {
 	Replay    string `json:"replay"`
 }
 
-func loadExploreSpec(args []string, elf string, smp int) (*explorer.Spec, string, error) {
+// specSource is where a command's spec comes from: a SPEC.yaml argument,
+// --elf, or --linux and the program with its arguments.
+type specSource struct {
+	elf   string
+	smp   int
+	linux bool
+	nodes int
+}
+
+func loadExploreSpec(args []string, src specSource) (*explorer.Spec, string, error) {
 	switch {
-	case len(args) == 1 && elf != "":
+	case src.linux && src.elf != "":
+		return nil, "", usageErr("give --linux PROGRAM or --elf PROG, not both")
+	case src.linux:
+		explorer.BuildProgress = func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+		s, err := explorer.LinuxSpec(args, src.smp, src.nodes)
+		if err != nil {
+			return nil, "", usageErr("%v", err)
+		}
+		return s, strings.Join(args, " "), nil
+	case len(args) > 1:
+		return nil, "", usageErr("one SPEC.yaml (a Linux program and its arguments need --linux)")
+	case len(args) == 1 && src.elf != "":
 		return nil, "", usageErr("give a SPEC.yaml or --elf, not both")
 	case len(args) == 1:
+		explorer.BuildProgress = func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
 		s, err := explorer.LoadSpec(args[0])
 		if err != nil {
 			return nil, "", usageErr("%s: %v", args[0], err)
 		}
 		return s, args[0], nil
-	case elf != "":
-		s, err := explorer.ELFSpec(elf, smp)
+	case src.elf != "":
+		s, err := explorer.ELFSpec(src.elf, src.smp)
 		if err != nil {
 			return nil, "", usageErr("%v", err)
 		}
-		return s, elf, nil
+		return s, src.elf, nil
 	}
-	return nil, "", usageErr("nothing to explore: give a SPEC.yaml or --elf PROG")
+	return nil, "", usageErr("nothing to explore: give a SPEC.yaml, --elf PROG or --linux PROGRAM")
 }
 
 func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
-	spec, name, err := loadExploreSpec(args, f.elf, f.smp)
+	spec, name, err := loadExploreSpec(args, specSource{elf: f.elf, smp: f.smp, linux: f.linux, nodes: f.nodes})
 	if err != nil {
 		return err
 	}

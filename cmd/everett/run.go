@@ -15,6 +15,7 @@ import (
 	"everett/devices/sdk"
 	"everett/emu"
 	"everett/emu/board"
+	"everett/explorer"
 	"everett/isa"
 )
 
@@ -40,6 +41,8 @@ type runFlags struct {
 	console      string
 	consoleInput string
 
+	linux bool // run args as a workload on the bundled kernel
+
 	stateHash    bool
 	checkDet     bool
 	checkEngines bool
@@ -53,7 +56,7 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [PROGRAM.elf] [--kernel Image ...]",
+		Use:   "run [PROGRAM.elf] [--kernel Image ...] [--linux PROGRAM [ARGS...]]",
 		Short: "Run a bare-metal program, or boot a kernel under OpenSBI",
 		Long: `Run a bare-metal RV64 ELF program, or boot a Linux kernel on the virt platform.
 
@@ -65,6 +68,13 @@ With --kernel, the machine is QEMU-virt compatible: OpenSBI (--bios, default
 Debian's fw_dynamic.bin) starts in M-mode and enters the kernel in S-mode.
 A guest power-off ends the run with the guest's exit code (0).
 
+With --linux, PROGRAM is a static riscv64 Linux program (or a folder, tar
+archive or OCI image, with a command to run in it): everett boots its bundled
+kernel (built and cached on first use) with an initramfs of the program and
+everett's own init, which runs it with ARGS, reports how it ended, and
+powers off with its exit code (128+N when signal N killed it, 125 when its
+threads deadlocked). ARGS that start with '-' go after '--'.
+
 With --snapshot-at N --snapshot-out FILE, the machine stops at exactly N
 instructions (all harts), saves a snapshot to FILE (atomically), and the run
 goes on as if it had not stopped; --snapshot-exit ends the run there (exit
@@ -74,8 +84,16 @@ Exit codes: the guest's; 3: the guest rebooted; 124: --max-insns reached;
 125: every hart waits for an interrupt that cannot arrive; 2: bad input;
 70: a bug in everett (e.g. --check-determinism or --check-engines found a
 divergence).`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.linux {
+				if err := linuxInputs(args, &f, cmd.Flags().Changed("append")); err != nil {
+					return err
+				}
+				args = nil
+			} else if len(args) > 1 {
+				return usageErr("one PROGRAM.elf (a Linux program and its arguments need --linux)")
+			}
 			return runMain(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
@@ -88,6 +106,7 @@ divergence).`,
 	fl.Uint64Var(&f.quantum, "quantum", emu.DefaultQuantum, "instructions a hart runs before the next hart's turn")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the universe's PRNG (virtio-rng, and later every scheduling and fault decision)")
 	fl.StringVar(&f.kernel, "kernel", "", "boot this kernel Image on the virt platform")
+	fl.BoolVar(&f.linux, "linux", false, "run PROGRAM [ARGS...] (a static riscv64 Linux program, or a folder, tar or OCI image) under everett's init on the bundled kernel")
 	fl.StringVar(&f.initrd, "initrd", "", "initramfs to pass to the kernel")
 	fl.StringVar(&f.appendArgs, "append", "console=ttyS0", "kernel command line")
 	fl.StringVar(&f.bios, "bios", "", "M-mode firmware (default: "+DefaultBIOS+")")
@@ -282,6 +301,28 @@ func setModel(m *emu.Machine, f runFlags) error {
 		return usageErr("--memory-model: %v", err)
 	}
 	return m.SetMemoryModel(mm)
+}
+
+// linuxInputs turns `run --linux PROGRAM ARGS...` into the kernel, the
+// initramfs everett builds and the command line: the one-node spec that
+// `explore --linux` would use.
+func linuxInputs(args []string, f *runFlags, appendSet bool) error {
+	if f.kernel != "" || f.initrd != "" {
+		return usageErr("--linux brings its own kernel and initramfs: give no --kernel or --initrd")
+	}
+	explorer.BuildProgress = func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+	s, err := explorer.LinuxSpec(args, f.smp, 1)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	b := s.Boards()[0]
+	f.kernel, f.initrd = b.Kernel.Path, b.Initrd.Path
+	if appendSet {
+		f.appendArgs += " everett.node=0"
+	} else {
+		f.appendArgs = b.Append
+	}
+	return nil
 }
 
 func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {

@@ -104,7 +104,7 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	if f.workers < 0 || f.workers > explorer.MaxSweepWorkers {
 		return usageErr("--workers: %d (want 0 for all cores, or 1..%d)", f.workers, explorer.MaxSweepWorkers)
 	}
-	spec, name, err := loadExploreSpec(args, f.elf, f.smp)
+	spec, name, err := loadExploreSpec(args, specSource{elf: f.elf, smp: f.smp})
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ type Thread struct {
 	Args    []string `json:"args,omitempty"`
 	PC      string   `json:"pc,omitempty"` // user pc (hex), where the call was made
 	SP      string   `json:"sp,omitempty"`
+	// Symbol names PC (function+offset); the host fills it in from the
+	// program's symbols.
+	Symbol string `json:"symbol,omitempty"`
 }
 
 // String is one line: "worker (tid 43 of bank, pid 42): futex in futex_wait_queue at pc 0x1234".
@@ -79,6 +82,9 @@ func (t Thread) String() string {
 	}
 	if t.PC != "" {
 		fmt.Fprintf(&b, ", user pc %s", t.PC)
+		if t.Symbol != "" {
+			fmt.Fprintf(&b, " <%s>", t.Symbol)
+		}
 	}
 	return b.String()
 }

@@ -101,6 +101,13 @@ func runInit(con *console) (code int) {
 	if err != nil {
 		return fail(exitFailure, "", err)
 	}
+	// The setup point: every universe forks from here (the explorer
+	// snapshots at its first window boundary after this call, within a
+	// millisecond of virtual time on one node), so that each runs the
+	// whole workload under its own schedule. The pause keeps the workload
+	// from starting before that snapshot.
+	everett.SetupComplete()
+	time.Sleep(setupPause)
 	start := time.Now()
 	s := newSupervisor(h, con, sys, func() time.Duration { return time.Since(start) }, specs)
 	s.kills = w.Kills
@@ -135,13 +142,25 @@ func keepSignals(con *console) {
 	}()
 }
 
+// setupPause is the virtual time between the setup point and the
+// workload's start: longer than the explorer's window on one node (1 ms).
+const setupPause = 10 * time.Millisecond
+
 // halt ends the run with code: the SDK's exit on everett; elsewhere (QEMU)
-// a power-off. It never returns: PID 1 must not exit.
+// a power-off. It never returns: PID 1 must not exit. When the host lets
+// the node go on (other nodes of the universe still run their tasks), the
+// init stays, reaping what ends.
 func halt(con *console, code int) {
 	netconf.DrainConsole()
 	syscall.Sync()
 	if everett.Enabled() {
-		everett.Exit(code)
+		everett.Finish(code)
+		for {
+			var ws syscall.WaitStatus
+			if _, err := syscall.Wait4(-1, &ws, 0, nil); err == syscall.ECHILD {
+				time.Sleep(time.Hour)
+			}
+		}
 	}
 	con.say("exit code %d; powering off", code)
 	netconf.DrainConsole()

@@ -134,6 +134,17 @@ func Exit(code int) {
 	os.Exit(code)
 }
 
+// Finish is Exit for a program that must not exit, such as an init: it
+// ends the run with code on everett and returns if the emulator lets the
+// guest go on (a node whose other nodes still work: the host ends the
+// universe when every node has finished). Not on everett it does nothing.
+func Finish(code int) {
+	if Enabled() {
+		drainOutput()
+		hypercall(opExit, uint64(int64(code)), nil, 0)
+	}
+}
+
 // Event reports an event of everett's own init (guest-images/init) to the
 // host: json is one UTF-8 JSON object whose field "event" says what
 // happened ("start", "exit", "deadlock", "error", "kill"; the init's

@@ -1,0 +1,209 @@
+package explorer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"everett/emu"
+	"everett/internal/guestbuild"
+	"everett/internal/guestimg"
+)
+
+// workloadProgram builds explorer/testdata/workload/NAME as a static
+// riscv64 Linux program and returns its path.
+func workloadProgram(t *testing.T, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("boots Linux")
+	}
+	guestimg.Linux(t) // the bundled kernel: built once, cached
+	dir, _ := filepath.Abs(filepath.Join("testdata", "workload", name))
+	return guestbuild.BuildSpec(t, guestbuild.Spec{
+		Name:  "workload-" + name,
+		CC:    guestbuild.LinuxCC,
+		Flags: []string{"-static", "-O2", "-g", "-Wall", "-Werror", "-pthread"},
+		Dirs:  []string{dir},
+	})
+}
+
+// workloadSpec is the spec of one node with harts harts running prog
+// and args under everett's init, with extra YAML appended.
+func workloadSpec(t *testing.T, prog string, args []string, harts int, extra string) *Spec {
+	t.Helper()
+	tmp := t.TempDir()
+	// The program's name is its file's: "workload-exit3-<key>.elf" in the
+	// build cache, "exit3" here.
+	name := strings.TrimPrefix(filepath.Base(prog), "workload-")
+	name = name[:strings.LastIndexByte(name, '-')]
+	if err := os.Symlink(prog, filepath.Join(tmp, name)); err != nil {
+		t.Fatal(err)
+	}
+	run := "[./" + name
+	for _, a := range args {
+		run += ", \"" + a + "\""
+	}
+	run += "]"
+	yaml := "name: w\n" +
+		"nodes:\n" +
+		"  - name: n\n" +
+		"    run: " + run + "\n" +
+		"    harts: " + string(rune('0'+harts)) + "\n" +
+		"    memory: 128MiB\n" + extra
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// exploreOne explores n universes from seed 1 and returns the result.
+func exploreOne(t *testing.T, s *Spec, n int) *Result {
+	t.Helper()
+	res, err := Explore(s, Options{Seed: 1, Universes: n, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// onlyFailure returns the search's one failure, which must have signature sig.
+func onlyFailure(t *testing.T, res *Result, sig string) *Report {
+	t.Helper()
+	if len(res.Failures) != 1 || res.Failures[0].Signature != sig {
+		t.Fatalf("failures %v, want exactly %q", signatures(res), sig)
+	}
+	return res.Failures[0]
+}
+
+// replays checks that report r reproduces exactly.
+func replays(t *testing.T, r *Report) {
+	t.Helper()
+	rr, err := Replay(r, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Reproduced {
+		t.Fatalf("the replay did not reproduce %q: %+v at %d", r.Signature, rr.Failure, rr.ICount)
+	}
+}
+
+func TestAProgramThatExitsNonZeroFailsWithItsCodeAndItsLastOutput(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "exit3"), nil, 1, "faults: {swarm: false}\n")
+	r := onlyFailure(t, exploreOne(t, s, 1), "exit: exit3 exited with code 3")
+	if r.Failure.Process == nil || !strings.Contains(r.Failure.Process.Output, "exit3: giving up") {
+		t.Fatalf("the report lacks the program's output: %+v", r.Failure.Process)
+	}
+	replays(t, r)
+}
+
+func TestAFailedAssertFailsWithSIGABRT(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "abort"), nil, 2, "")
+	r := onlyFailure(t, exploreOne(t, s, 2), "signal: abort killed by SIGABRT")
+	if !strings.Contains(r.Failure.Process.Output, "Assertion") {
+		t.Fatalf("the report lacks assert's message: %q", r.Failure.Process.Output)
+	}
+	if r.RootTrap != nil {
+		t.Fatalf("abort(3) raises SIGABRT itself; root trap %s", r.RootTrap)
+	}
+}
+
+func TestASegfaultUnderQuietFailsWithSIGSEGVTracedToTheFaultingLoad(t *testing.T) {
+	prog := workloadProgram(t, "segv")
+	s := workloadSpec(t, prog, nil, 2, "")
+	if !strings.Contains(s.Boards()[0].Append, "quiet") {
+		t.Fatalf("the kernel command line %q is not quiet", s.Boards()[0].Append)
+	}
+	r := onlyFailure(t, exploreOne(t, s, 1), "signal: segv killed by SIGSEGV")
+	rt := r.RootTrap
+	if rt == nil {
+		t.Fatalf("no root trap; console:\n%s", r.Console[0])
+	}
+	b, _ := os.ReadFile(prog)
+	e, err := emu.ParseELF(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, _ := e.Symbol("read_port")
+	if pc := hexVal(t, rt.PC); rt.Priv != "U" || rt.CauseName != "load-page-fault" || hexVal(t, rt.Tval) != 0x10 ||
+		pc < fn || pc >= fn+e.SymbolSize("read_port") || !strings.HasPrefix(rt.Symbol, "read_port") {
+		t.Fatalf("root trap %s, want a U-mode load-page-fault at 0x10 in read_port", rt)
+	}
+	replays(t, r)
+}
+
+func TestADeadlockFailsAtOnceNamingEachThreadAndWhereItWaits(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "deadlock"), nil, 2, "budgets: {time: 60s}\n")
+	r := onlyFailure(t, exploreOne(t, s, 2), "deadlock: the threads of deadlock wait with nothing to wake them")
+	var futex int
+	for _, th := range r.Failure.Process.Threads {
+		t.Logf("%s", th)
+		if th.Name != "deadlock" || th.State != "S" || th.PC == "" {
+			t.Errorf("thread %+v: want a sleeping thread of deadlock with its user pc", th)
+		}
+		if th.Syscall == "futex" {
+			futex++
+		}
+		if th.Symbol == "" {
+			t.Errorf("thread %d's pc %s has no symbol", th.TID, th.PC)
+		}
+	}
+	if len(r.Failure.Process.Threads) != 3 || futex != 3 {
+		t.Fatalf("%d threads, %d in futex waits; want the main thread (join) and both transfers", len(r.Failure.Process.Threads), futex)
+	}
+	// At once: long before the 60 s budget, a few virtual seconds at most.
+	if r.Time > 5e9 {
+		t.Fatalf("found at %d ns of virtual time", r.Time)
+	}
+	replays(t, r)
+}
+
+func TestAProgramThatDoesNotFinishWithinTheBudgetTimesOut(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "sleeper"), nil, 1, "budgets: {time: 2s}\n")
+	r := onlyFailure(t, exploreOne(t, s, 1), "timeout: the workload's tasks did not finish within the budget")
+	if r.ICount > 100_000_000 {
+		t.Fatalf("an idle sleeper retired %d instructions in 2 s", r.ICount)
+	}
+}
+
+func TestAProgramThatSleepsAndSucceedsPassesCheaply(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "sleeper"), []string{"30"}, 2, "budgets: {time: 40s}\n")
+	res := exploreOne(t, s, 2)
+	if len(res.Failures) != 0 {
+		t.Fatalf("failures %v", signatures(res))
+	}
+	if per := res.ICount / uint64(res.Universes); per > 100_000_000 {
+		t.Fatalf("%d instructions per universe for a 30 s sleep", per)
+	}
+}
+
+func TestACorrectProgramPasses200Universes(t *testing.T) {
+	s := workloadSpec(t, workloadProgram(t, "correct"), nil, 2, "")
+	res := exploreOne(t, s, 200)
+	if len(res.Failures) != 0 || res.Universes != 200 {
+		t.Fatalf("%d universes, failures %v (false alarms)", res.Universes, signatures(res))
+	}
+}
+
+func TestAWorkloadSpecRefusesWhatItCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(dir, "hostprog")
+	if err := os.WriteFile(host, []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00"+strings.Repeat("\x00", 60)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"nodes: [{run: []}]\n", "nothing to run"},
+		{"nodes: [{run: [./missing]}]\n", "missing"},
+		{"nodes: [{run: [./hostprog]}]\n", "is not an ELF program"},
+		{"nodes: [{run: [{cmd: [./a], restart: sometimes}]}]\n", "restart"},
+		{"nodes: [{run: [./a], initrd: x.cpio}]\n", "not both"},
+		{"nodes: [{run: [{cmd: [./a], colour: red}]}]\n", `unknown field "colour"`},
+		{"nodes: [{run: [./a], files: {./x: relative/path}}]\n", "absolute guest path"},
+	} {
+		_, err := ParseSpec([]byte(tc.yaml), dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", strings.TrimSpace(tc.yaml), err, tc.want)
+		}
+	}
+}
