@@ -207,3 +207,81 @@ func TestAWorkloadSpecRefusesWhatItCannotRun(t *testing.T) {
 		}
 	}
 }
+
+func TestKillFaultsKillAServiceWhichItsPolicyRestarts(t *testing.T) {
+	prog := workloadProgram(t, "sleeper")
+	tmp := t.TempDir()
+	if err := os.Symlink(prog, filepath.Join(tmp, "sleeper")); err != nil {
+		t.Fatal(err)
+	}
+	yaml := `nodes:
+  - harts: 2
+    memory: 128MiB
+    run:
+      - {name: svc, cmd: [./sleeper, "100"], restart: always}
+      - {name: client, cmd: [./sleeper, "2"]}
+faults: {kills: 2, swarm: false}
+budgets: {time: 3s}
+`
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); ; seed++ {
+		u, err := newUniverse(s, seed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.runTo(0)
+		if u.failure != nil {
+			t.Fatalf("seed %d: %s\n%s", seed, u.failure.Signature(), u.ConsoleTails()[0])
+		}
+		var kills []Decision
+		for _, d := range u.decisions {
+			if d.Kind == "kill" {
+				kills = append(kills, d)
+			}
+		}
+		if len(kills) == 0 {
+			if seed == 8 {
+				t.Fatal("no kill in 8 seeds of 2 kills each")
+			}
+			continue // both drawn after the client ended
+		}
+		tail := u.ConsoleTails()[0]
+		if !strings.Contains(tail, "svc") || !strings.Contains(tail, "SIGKILL") || !u.finished {
+			t.Fatalf("seed %d: kills %v; finished %v; console:\n%s", seed, kills, u.finished, tail)
+		}
+		t.Logf("seed %d: %v", seed, kills)
+		return
+	}
+}
+
+func TestAWorkloadImageIsTheSameBytesForTheSameSpec(t *testing.T) {
+	prog := workloadProgram(t, "exit3")
+	a := workloadSpec(t, prog, []string{"x"}, 1, "")
+	b := workloadSpec(t, prog, []string{"x"}, 1, "")
+	c := workloadSpec(t, prog, []string{"y"}, 1, "")
+	ia, ib, ic := a.Boards()[0].Initrd, b.Boards()[0].Initrd, c.Boards()[0].Initrd
+	if ia.SHA256 != ib.SHA256 {
+		t.Fatalf("two builds of one workload differ: %s and %s", ia.SHA256, ib.SHA256)
+	}
+	if ia.SHA256 == ic.SHA256 {
+		t.Fatal("another argument made the same initramfs")
+	}
+	if got, err := os.ReadFile(ia.Path); err != nil || len(got) != len(ia.Data) {
+		t.Fatalf("the initramfs is not in the cache at %s: %v", ia.Path, err)
+	}
+}
+
+func TestNodesOfAWorkloadReachEachOtherByTheirAddresses(t *testing.T) {
+	s, err := LinuxSpec([]string{workloadProgram(t, "pingpong")}, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Faults.Swarm = new(bool) // no faults: the set-up is under test
+	res := exploreOne(t, s, 2)
+	if len(res.Failures) != 0 {
+		t.Fatalf("failures %v:\n%s", signatures(res), strings.Join(res.Failures[0].Console, "\n---\n"))
+	}
+}
