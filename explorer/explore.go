@@ -204,57 +204,13 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		if o.StopOnFailure && len(res.Failures) > 0 {
 			break
 		}
-		// Plan the batch from the corpus as it is now.
-		var batch []job
 		end := base + batchSize
 		if n > 0 {
 			end = min(end, n)
 		}
-		for i := base; i < end; i++ {
-			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i)), boot: boot.Snap, cancel: new(atomic.Bool)}
-			if i == 0 {
-				j.seed = o.Seed // universe 0 is the root seed itself
-			}
-			pick := ctl.Uint64()
-			if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
-				j.parent = corpus[(pick/100)%uint64(len(corpus))]
-			}
-			batch = append(batch, j)
-		}
-		go func() {
-			for _, j := range batch {
-				jobs <- j
-			}
-		}()
-		// Collect the batch. The wall-time budget cancels every universe
-		// of it; under StopOnFailure a failure cancels the universes after
-		// it. Cancelled universes still come back (at once), so that the
-		// batch is always collected whole.
-		outs := make([]outcome, len(batch))
-		failAt := len(batch) // the first failing universe of the batch
-		cancelFrom := func(k int) {
-			for _, j := range batch[k:] {
-				j.cancel.Store(true)
-			}
-		}
-		for got := 0; got < len(batch); {
-			select {
-			case r := <-results:
-				got++
-				k := r.job.index - base
-				outs[k] = r
-				switch {
-				case r.err != nil:
-					cancelFrom(0) // the search ends with the error
-				case o.StopOnFailure && !r.cancelled && r.u.failure != nil && k < failAt:
-					failAt = k
-					cancelFrom(k + 1)
-				}
-			case <-wallDone:
-				wallDone, wallSpent = nil, true // a nil channel: not again
-				cancelFrom(0)
-			}
-		}
+		batch := planBatch(spec, o.Seed, base, end, ctl, corpus, boot.Snap)
+		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
+		wallSpent = wallSpent || spent
 		// Merge in universe order.
 		for k, r := range outs {
 			if r.err != nil {
@@ -327,6 +283,67 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	res.Assertions = cat.list()
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// planBatch plans universes base..end-1 from the corpus as it is now: each
+// a root universe of its own seed, or (search.fork_percent of them) a fork
+// of a corpus snapshot, as ctl draws.
+func planBatch(spec *Spec, seed uint64, base, end int, ctl *emu.PRNG, corpus []*UniverseSnapshot, boot *UniverseSnapshot) []job {
+	var batch []job
+	for i := base; i < end; i++ {
+		j := job{index: i, seed: derive(seed, 1000+uint64(i)), boot: boot, cancel: new(atomic.Bool)}
+		if i == 0 {
+			j.seed = seed // universe 0 is the root seed itself
+		}
+		pick := ctl.Uint64()
+		if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
+			j.parent = corpus[(pick/100)%uint64(len(corpus))]
+		}
+		batch = append(batch, j)
+	}
+	return batch
+}
+
+// collectBatch hands a batch to the workers and gathers its outcomes, in
+// universe order. When wallDone closes, it cancels every universe of the
+// batch; with stopOnFailure, a failure cancels the universes after it.
+// Cancelled universes still come back (at once), so that the batch is
+// always gathered whole and no worker is left waiting. It returns the
+// outcomes, the position of the first failing universe (len(batch) when
+// none, or without stopOnFailure), and whether wallDone closed.
+func collectBatch(batch []job, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
+	go func() {
+		for _, j := range batch {
+			jobs <- j
+		}
+	}()
+	base := batch[0].index
+	outs = make([]outcome, len(batch))
+	failAt = len(batch)
+	cancelFrom := func(k int) {
+		for _, j := range batch[k:] {
+			j.cancel.Store(true)
+		}
+	}
+	for got := 0; got < len(batch); {
+		select {
+		case r := <-results:
+			got++
+			k := r.job.index - base
+			outs[k] = r
+			switch {
+			case r.err != nil:
+				cancelFrom(0) // the search ends with the error
+			case stopOnFailure && !r.cancelled && r.u.failure != nil && k < failAt:
+				failAt = k
+				cancelFrom(k + 1)
+			}
+		case <-wallDone:
+			wallDone, wallSpent = nil, true // a nil channel: not again
+			cancelFrom(0)
+		}
+	}
+	return outs, failAt, wallSpent
 }
 
 // runJob runs one universe to its end, or until it is cancelled.
