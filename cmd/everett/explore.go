@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 			return runExplore(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
+	pointToSpecReference(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
 	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
@@ -112,7 +114,11 @@ func loadExploreSpec(args []string, elf string, smp int) (*explorer.Spec, string
 		return nil, "", usageErr("give a SPEC.yaml or --elf, not both")
 	case len(args) == 1:
 		s, err := explorer.LoadSpec(args[0])
-		if err != nil {
+		var uf *explorer.UnknownFieldError
+		switch {
+		case errors.As(err, &uf):
+			return nil, "", usageErr("%v", err) // each line names the file
+		case err != nil:
 			return nil, "", usageErr("%s: %v", args[0], err)
 		}
 		return s, args[0], nil
