@@ -411,8 +411,9 @@ func (m *Machine) PowerOff(code int) {
 // Reset implements hw.Power.
 func (m *Machine) Reset() { m.stop(StopReset) }
 
-// SetCancel makes RunUntil return StopCancel at the start of the first
-// scheduling round (or merged turn) after c becomes true; nil removes it.
+// SetCancel makes RunUntil return StopCancel where it plans the first
+// scheduling round after c becomes true (the rounds of a merged turn,
+// merge.go, are planned as one); nil removes it.
 // c is the only thing another goroutine may change while the machine runs
 // (an explorer's wall-time budget, or stop-on-failure): host bookkeeping,
 // neither saved nor hashed. A run that is not cancelled is the same with
