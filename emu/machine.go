@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"everett/hw"
 	"everett/isa"
@@ -56,6 +57,7 @@ const (
 	StopBreak               // a hart is about to execute the breakpoint address
 	StopWatch               // a hart accessed watched memory (see Debug)
 	StopStep                // a hart used the instruction slot a Debug waited for
+	StopCancel              // the host cancelled the run (SetCancel)
 )
 
 func (r StopReason) String() string {
@@ -80,6 +82,8 @@ func (r StopReason) String() string {
 		return "watchpoint"
 	case StopStep:
 		return "step"
+	case StopCancel:
+		return "cancelled"
 	}
 	return "running"
 }
@@ -185,6 +189,10 @@ type Machine struct {
 	jitStats JITStats
 	jitEager bool // translate blocks on their second run (CompareEngines)
 	only     bool // the only machine of its process (OnlyMachine)
+
+	// cancel, when set and true, ends RunUntil at the next round
+	// boundary (SetCancel): the one field another goroutine may write.
+	cancel *atomic.Bool
 
 	mg      merge // the merged turn of a one-hart machine (merge.go)
 	noMerge bool  // run rounds one by one (tests compare the two)
@@ -403,6 +411,16 @@ func (m *Machine) PowerOff(code int) {
 // Reset implements hw.Power.
 func (m *Machine) Reset() { m.stop(StopReset) }
 
+// SetCancel makes RunUntil return StopCancel where it plans the first
+// scheduling round after c becomes true (the rounds of a merged turn,
+// merge.go, are planned as one); nil removes it.
+// c is the only thing another goroutine may change while the machine runs
+// (an explorer's wall-time budget, or stop-on-failure): host bookkeeping,
+// neither saved nor hashed. A run that is not cancelled is the same with
+// or without it; a cancelled one stops between rounds, in a state fit only
+// to be thrown away or continued as if it had not stopped.
+func (m *Machine) SetCancel(c *atomic.Bool) { m.cancel = c }
+
 // Stop asks Run to return at the next instruction boundary.
 func (m *Machine) Stop() { m.stop(StopRequest) }
 
@@ -504,6 +522,10 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			break
 		}
 		if !m.inRound {
+			if m.cancel != nil && m.cancel.Load() {
+				m.stop(StopCancel)
+				break
+			}
 			m.fireDue()
 			if m.stopped {
 				break

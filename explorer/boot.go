@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"everett/emu"
@@ -30,6 +31,8 @@ type Boot struct {
 	// Note says why there is no snapshot when the spec asked for one.
 	Note string
 	cov  *emu.Coverage // the boot's coverage, with Snap (nil: coverage off)
+	// cancelled: the search's wall-time budget was spent during the boot.
+	cancelled bool
 }
 
 // String describes the boot in a line.
@@ -49,6 +52,12 @@ func (b *Boot) String() string {
 // spends its budget before the setup point, a Boot without a snapshot that
 // says why. echo, when set, receives the boot's consoles.
 func BootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, error) }) (*Boot, error) {
+	return bootOnce(spec, echo, nil)
+}
+
+// bootOnce is BootOnce that stops, without a snapshot, once cancel (when
+// set) is true: a search whose wall-time budget is spent during the boot.
+func bootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, error) }, cancel *atomic.Bool) (*Boot, error) {
 	b := &Boot{}
 	if spec.Setup.At == "" || spec.Setup.At == SetupOff {
 		return b, nil
@@ -67,9 +76,15 @@ func BootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, err
 	if err != nil {
 		return nil, fmt.Errorf("boot universe: %w", err)
 	}
+	if cancel != nil {
+		u.setCancel(cancel)
+	}
 	u.runTo(0)
 	b.Time, b.ICount, b.JIT = u.t, u.ICount(), u.JITStats()
 	switch {
+	case u.cancelled:
+		b.cancelled = true
+		b.Note = "the wall-time budget was spent first"
 	case u.failure != nil:
 		b.Note = "the boot failed: " + u.failure.Signature()
 	case u.finished:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"everett/emu"
@@ -16,8 +17,11 @@ type Options struct {
 	// Universes bounds the search (0: the spec's budget; when neither
 	// sets one, no bound if there is a wall-time budget, else 1000).
 	Universes int
-	Wall      time.Duration // 0: the spec's budget (0 there: none)
-	Workers   int           // 0: every host core
+	// Wall is the wall-time budget (0: the spec's budget; 0 there: none).
+	// When it is spent, the universes still running are cancelled (see
+	// Result.Cancelled) and the search ends.
+	Wall    time.Duration
+	Workers int // 0: every host core
 	// Progress, when set, receives a live progress line (a terminal).
 	Progress io.Writer
 	Metrics  *Metrics
@@ -27,15 +31,26 @@ type Options struct {
 	// ConsoleDir, when set, receives every node's console of every
 	// universe as u<universe>-n<node>.log (bounded per file).
 	ConsoleDir string
-	// StopOnFailure ends the search after the batch in which the first
-	// failure was found (the result is the same whatever Workers is).
+	// StopOnFailure ends the search at the failing universe of the lowest
+	// index: every universe before it runs to its end, every one after it
+	// is cancelled or, if it had already ended, not counted. The result is
+	// therefore the same whatever Workers is (a wall-time budget spent
+	// first aside).
 	StopOnFailure bool
 }
 
 // Result is what a search found.
 type Result struct {
-	Universes  int
-	Failures   []*Report // distinct, in the order found
+	Universes int       // universes run to their end and counted
+	Failures  []*Report // distinct, by universe
+	// FirstFailure is when the first of Failures (the lowest universe
+	// index) was found; nil without failures.
+	FirstFailure *FirstFailure
+	// Cancelled counts the universes planned but not counted: stopped
+	// while running or before they started when the wall-time budget was
+	// spent or (StopOnFailure) a universe before them failed, and, under
+	// StopOnFailure, those after the failing one that ended anyway.
+	Cancelled  int
 	Assertions []AssertionState
 	Coverage   int // edge slots covered (kernel and user)
 	// CoverageFill is the fraction of the edge map's slots in use: near 1,
@@ -61,6 +76,19 @@ type Result struct {
 	Boot *Boot
 }
 
+// FirstFailure says when a search found its first failure.
+type FirstFailure struct {
+	Universe  int    `json:"universe"`
+	Signature string `json:"signature"`
+	// Seconds is the host time from the start of the search (the boot
+	// included) to the end of that universe.
+	Seconds float64 `json:"seconds"`
+	// Instructions and VirtualTimeNs are where in its universe the failure
+	// came: the report's instruction count and virtual time.
+	Instructions  uint64 `json:"instructions"`
+	VirtualTimeNs uint64 `json:"virtual_time_ns"`
+}
+
 // batchSize fixes how many universes are planned together. It does not
 // depend on the number of workers, so that the search is the same with any
 // number of them.
@@ -72,20 +100,24 @@ type job struct {
 	seed   uint64
 	parent *UniverseSnapshot // nil: a root universe
 	boot   *UniverseSnapshot // a root universe starts here (nil: it boots)
+	cancel *atomic.Bool      // true: stop it (or do not start it) and throw it away
 }
 
 // outcome is what a universe did.
 type outcome struct {
-	job     job
-	u       *Universe
-	err     error
-	elapsed time.Duration
+	job       job
+	u         *Universe
+	err       error
+	cancelled bool
+	elapsed   time.Duration
+	ended     time.Time // when the universe ended
 }
 
 // Explore runs a search and returns what it found. Results depend only on
 // the spec and the options' seed and universe count: never on the number of
-// workers or on host speed (a wall-time budget ends the search between
-// batches).
+// workers or on host speed. A wall-time budget cancels the universes
+// running when it is spent and ends the search; the universes that ran to
+// their end are each exactly what they are without a budget.
 func Explore(spec *Spec, o Options) (*Result, error) {
 	start := time.Now()
 	n := o.Universes
@@ -110,6 +142,20 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	res := &Result{Engine: spec.engine}
 	seen := map[string]bool{}
 
+	// The wall-time budget: when it is spent, a timer sets wallFlag (the
+	// boot, which runs on this goroutine, checks it) and closes wallDone
+	// (the batches wait on it).
+	var wallFlag atomic.Bool
+	var wallDone chan struct{}
+	if wall > 0 {
+		wallDone = make(chan struct{})
+		timer := time.AfterFunc(wall, func() {
+			wallFlag.Store(true)
+			close(wallDone)
+		})
+		defer timer.Stop()
+	}
+
 	// Boot once: root universes start from the setup snapshot.
 	var bootEcho func(int) interface{ Write([]byte) (int, error) }
 	var bootLogs []*consoleLog
@@ -120,7 +166,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 			return l
 		}
 	}
-	boot, err := BootOnce(spec, bootEcho)
+	boot, err := bootOnce(spec, bootEcho, &wallFlag)
 	for _, l := range bootLogs {
 		l.Close()
 	}
@@ -149,46 +195,30 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	}()
 
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
+	wallSpent := boot.cancelled
 	for base := 0; n == 0 || base < n; base += batchSize {
-		if wall > 0 && time.Since(start) > wall {
-			res.Ended, res.Limit = "wall", wall.String()
+		if wallSpent || wallFlag.Load() {
+			wallSpent = true
 			break
 		}
 		if o.StopOnFailure && len(res.Failures) > 0 {
-			res.Ended, res.Limit = "failure", "the first"
 			break
 		}
-		// Plan the batch from the corpus as it is now.
-		var batch []job
 		end := base + batchSize
 		if n > 0 {
 			end = min(end, n)
 		}
-		for i := base; i < end; i++ {
-			j := job{index: i, seed: derive(o.Seed, 1000+uint64(i)), boot: boot.Snap}
-			if i == 0 {
-				j.seed = o.Seed // universe 0 is the root seed itself
-			}
-			pick := ctl.Uint64()
-			if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
-				j.parent = corpus[(pick/100)%uint64(len(corpus))]
-			}
-			batch = append(batch, j)
-		}
-		go func() {
-			for _, j := range batch {
-				jobs <- j
-			}
-		}()
-		outs := make([]outcome, len(batch))
-		for range batch {
-			r := <-results
-			outs[r.job.index-base] = r
-		}
+		batch := planBatch(spec, o.Seed, base, end, ctl, corpus, boot.Snap)
+		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
+		wallSpent = wallSpent || spent
 		// Merge in universe order.
-		for _, r := range outs {
+		for k, r := range outs {
 			if r.err != nil {
 				return nil, fmt.Errorf("universe %d: %w", r.job.index, r.err)
+			}
+			if r.cancelled || k > failAt {
+				res.Cancelled++
+				continue
 			}
 			u := r.u
 			res.Universes++
@@ -211,6 +241,10 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 					seen[sig] = true
 					rep := newReport(spec, o.Seed, r.job.index, u)
 					res.Failures = append(res.Failures, rep)
+					if res.FirstFailure == nil {
+						res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
+							Seconds: r.ended.Sub(start).Seconds(), Instructions: rep.ICount, VirtualTimeNs: rep.Time}
+					}
 					if o.Metrics != nil {
 						o.Metrics.failure()
 					}
@@ -237,6 +271,12 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 				res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
 		}
 	}
+	switch {
+	case o.StopOnFailure && len(res.Failures) > 0:
+		res.Ended, res.Limit = "failure", "the first"
+	case wallSpent:
+		res.Ended, res.Limit = "wall", wall.String()
+	}
 	if o.Progress != nil {
 		fmt.Fprintln(o.Progress)
 	}
@@ -245,9 +285,73 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	return res, nil
 }
 
-// runJob runs one universe to its end.
+// planBatch plans universes base..end-1 from the corpus as it is now: each
+// a root universe of its own seed, or (search.fork_percent of them) a fork
+// of a corpus snapshot, as ctl draws.
+func planBatch(spec *Spec, seed uint64, base, end int, ctl *emu.PRNG, corpus []*UniverseSnapshot, boot *UniverseSnapshot) []job {
+	var batch []job
+	for i := base; i < end; i++ {
+		j := job{index: i, seed: derive(seed, 1000+uint64(i)), boot: boot, cancel: new(atomic.Bool)}
+		if i == 0 {
+			j.seed = seed // universe 0 is the root seed itself
+		}
+		pick := ctl.Uint64()
+		if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
+			j.parent = corpus[(pick/100)%uint64(len(corpus))]
+		}
+		batch = append(batch, j)
+	}
+	return batch
+}
+
+// collectBatch hands a batch to the workers and gathers its outcomes, in
+// universe order. When wallDone closes, it cancels every universe of the
+// batch; with stopOnFailure, a failure cancels the universes after it.
+// Cancelled universes still come back (at once), so that the batch is
+// always gathered whole and no worker is left waiting. It returns the
+// outcomes, the position of the first failing universe (len(batch) when
+// none, or without stopOnFailure), and whether wallDone closed.
+func collectBatch(batch []job, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
+	go func() {
+		for _, j := range batch {
+			jobs <- j
+		}
+	}()
+	base := batch[0].index
+	outs = make([]outcome, len(batch))
+	failAt = len(batch)
+	cancelFrom := func(k int) {
+		for _, j := range batch[k:] {
+			j.cancel.Store(true)
+		}
+	}
+	for got := 0; got < len(batch); {
+		select {
+		case r := <-results:
+			got++
+			k := r.job.index - base
+			outs[k] = r
+			switch {
+			case r.err != nil:
+				cancelFrom(0) // the search ends with the error
+			case stopOnFailure && !r.cancelled && r.u.failure != nil && k < failAt:
+				failAt = k
+				cancelFrom(k + 1)
+			}
+		case <-wallDone:
+			wallDone, wallSpent = nil, true // a nil channel: not again
+			cancelFrom(0)
+		}
+	}
+	return outs, failAt, wallSpent
+}
+
+// runJob runs one universe to its end, or until it is cancelled.
 func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	start := time.Now()
+	if j.cancel.Load() {
+		return outcome{job: j, cancelled: true, ended: start}
+	}
 	var u *Universe
 	var err error
 	var logs []*consoleLog
@@ -270,12 +374,17 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	if err != nil {
 		return outcome{job: j, err: err}
 	}
+	u.setCancel(j.cancel)
 	u.runTo(0)
-	u.release()
 	for _, l := range logs {
 		l.Close()
 	}
-	return outcome{job: j, u: u, elapsed: time.Since(start)}
+	if u.cancelled {
+		return outcome{job: j, cancelled: true, ended: time.Now()}
+	}
+	u.release()
+	end := time.Now()
+	return outcome{job: j, u: u, elapsed: end.Sub(start), ended: end}
 }
 
 // release drops the machines of a finished universe (keeping what the

@@ -146,7 +146,7 @@ func TestBadSpecsGetErrorsNamingTheField(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"no nodes", "name: x\n", "nodes: at least one node"},
-		{"an unknown field", "nodes: [{elf: " + elf + "}]\nbogus: 1\n", "field bogus not found"},
+		{"an unknown field", "nodes: [{elf: " + elf + "}]\nbogus: 1\n", `unknown field "bogus"`},
 		{"a missing image", "nodes: [{kernel: /nonexistent/Image}]\n", "nodes[0].kernel"},
 		{"both elf and kernel", "nodes: [{elf: " + elf + ", kernel: " + elf + "}]\n", "nodes[0]: give exactly one"},
 		{"too many harts", "nodes: [{elf: " + elf + ", harts: 65}]\n", "nodes[0].harts"},

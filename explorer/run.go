@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"everett/emu"
 )
@@ -50,9 +51,22 @@ func (u *Universe) interesting(why string) {
 	}
 }
 
+// setCancel makes the universe stop, and count as cancelled, once c is
+// true: every node's machine checks c at its round boundaries (see
+// emu.Machine.SetCancel), the run loop at its windows'. Nothing else reads
+// c, so a universe that is not cancelled runs exactly as without it.
+func (u *Universe) setCancel(c *atomic.Bool) {
+	u.cancel = c
+	for _, n := range u.nodes {
+		if n.b != nil {
+			n.b.SetCancel(c)
+		}
+	}
+}
+
 // runTo runs the universe until virtual time stop (0: until it ends). It
-// returns when the universe has ended (failure, success, budget) or the
-// time is reached.
+// returns when the universe has ended (failure, success, budget), the time
+// is reached, or it was cancelled (setCancel).
 func (u *Universe) runTo(stop uint64) { u.runUntilCount(stop, 0) }
 
 // runUntilCount is runTo that also stops when the universe's instruction
@@ -60,6 +74,10 @@ func (u *Universe) runTo(stop uint64) { u.runUntilCount(stop, 0) }
 func (u *Universe) runUntilCount(stop, count uint64) {
 	s := u.spec
 	for u.failure == nil && !u.finished {
+		if u.cancel != nil && u.cancel.Load() {
+			u.cancelled = true
+			return
+		}
 		if stop != 0 && u.t >= stop || u.stopAtSetup && u.setupReached() {
 			return
 		}
@@ -83,6 +101,10 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 				lim = n.b.ICount() + (count - total)
 			}
 			r := n.b.RunUntil(lim, end)
+			if r == emu.StopCancel {
+				u.cancelled = true
+				return // thrown away: where it stopped does not matter
+			}
 			if r == emu.StopLimit {
 				return // the instruction count was reached inside the window
 			}

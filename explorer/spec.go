@@ -288,7 +288,8 @@ func LoadSpec(path string) (*Spec, error) {
 		return nil, err
 	}
 	dir, _ := filepath.Abs(filepath.Dir(path))
-	return ParseSpec(b, dir)
+	s, err := ParseSpec(b, dir)
+	return s, inFile(err, path)
 }
 
 // ParseSpec parses and validates a YAML spec; relative paths are relative
@@ -298,6 +299,9 @@ func ParseSpec(b []byte, dir string) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
+		if uf := unknownFields(b); uf != nil {
+			return nil, uf // they name the field, its line and section
+		}
 		return nil, fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	s.dir = dir

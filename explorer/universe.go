@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"regexp"
+	"sync/atomic"
 
 	"everett/emu"
 	"everett/emu/board"
@@ -91,6 +92,12 @@ type Universe struct {
 	decisions    []Decision
 	nextDecision int
 	suppress     map[int]bool
+
+	// cancel, when set, stops the run at a round boundary once true (the
+	// explorer's wall-time budget, stop-on-failure); cancelled says it
+	// did, and that the universe is to be thrown away (run.go).
+	cancel    *atomic.Bool
+	cancelled bool
 
 	failure  *Failure
 	root     *RootTrap // the exception that led to the failure, if known
@@ -256,6 +263,9 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 	b.TrackCommunication(true)
 	if u.dbg != nil && i == u.dbgNode {
 		b.SetDebug(u.dbg)
+	}
+	if u.cancel != nil {
+		b.SetCancel(u.cancel)
 	}
 	return nil
 }

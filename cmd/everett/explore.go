@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,7 @@ type exploreFlags struct {
 	setup       string
 	cpuProf     string
 	memModel    string
+	stopOnFail  bool
 	engine      engineValue
 }
 
@@ -58,6 +60,7 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 			return runExplore(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
+	pointToSpecReference(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.elf, "elf", "", "explore one bare-metal program (the smallest spec)")
 	fl.IntVar(&f.smp, "smp", 1, "harts for --elf, and of each node for --linux")
@@ -65,7 +68,8 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.IntVar(&f.nodes, "nodes", 1, "nodes for --linux, each running the program (addresses 10.0.0.1...; EVERETT_NODE, EVERETT_PEERS in its environment)")
 	fl.Uint64Var(&f.seed, "seed", 1, "root seed")
 	fl.IntVar(&f.universes, "universes", 0, "number of universes (default: the spec's budget; without one, none with --time, else 1000)")
-	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; ends the search between batches)")
+	fl.DurationVar(&f.wall, "time", 0, "wall-clock budget (e.g. 5m; when spent, the universes still running are cancelled and the search ends)")
+	fl.BoolVar(&f.stopOnFail, "stop-on-failure", false, "stop at the first failure: the failing universe of the lowest index (the same whatever --workers is); later universes are cancelled")
 	fl.IntVar(&f.workers, "workers", 0, "host goroutines running universes (default: all cores)")
 	fl.StringVar(&f.out, "out", "everett-out", "directory for reports and the summary")
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9100)")
@@ -95,8 +99,15 @@ type Summary struct {
 	Elapsed string `json:"elapsed"`
 	// Boot says whether root universes started from a boot snapshot.
 	Boot string `json:"boot"`
-	// EndedBy is the budget that ended the search: universes or wall.
+	// EndedBy is what ended the search: universes, wall or failure
+	// (--stop-on-failure).
 	EndedBy string `json:"ended_by"`
+	// Cancelled counts the universes planned but not counted: stopped by
+	// the wall-time budget or --stop-on-failure (explorer.Result).
+	Cancelled int `json:"cancelled"`
+	// FirstFailure is the failure of the lowest universe index and when it
+	// came; null without failures.
+	FirstFailure *explorer.FirstFailure `json:"first_failure"`
 	// Engine ran the universes' machines: interp or jit (a host setting:
 	// the same search finds the same failures with either).
 	Engine string `json:"engine"`
@@ -137,7 +148,11 @@ func loadExploreSpec(args []string, src specSource) (*explorer.Spec, string, err
 	case len(args) == 1:
 		explorer.BuildProgress = func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
 		s, err := explorer.LoadSpec(args[0])
-		if err != nil {
+		var uf *explorer.UnknownFieldError
+		switch {
+		case errors.As(err, &uf):
+			return nil, "", usageErr("%v", err) // each line names the file
+		case err != nil:
 			return nil, "", usageErr("%s: %v", args[0], err)
 		}
 		return s, args[0], nil
@@ -180,7 +195,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir}
+	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir, StopOnFailure: f.stopOnFail}
 	if f.consoleDir != "" {
 		if err := os.MkdirAll(f.consoleDir, 0o755); err != nil {
 			return usageErr("--console-dir: %v", err)
@@ -218,7 +233,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
 		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
-		Boot: res.Boot.String(), EndedBy: res.Ended, Engine: res.Engine.String()}
+		Boot: res.Boot.String(), EndedBy: res.Ended, Engine: res.Engine.String(), Cancelled: res.Cancelled, FirstFailure: res.FirstFailure}
 	for _, r := range res.Failures {
 		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
 	}
@@ -236,8 +251,12 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
 		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
 	}
-	fmt.Fprintf(stdout, "explored %d universes in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
-		res.Universes, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+	cancelled := ""
+	if res.Cancelled > 0 {
+		cancelled = fmt.Sprintf(" (%d more cancelled)", res.Cancelled)
+	}
+	fmt.Fprintf(stdout, "explored %d universes%s in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
+		res.Universes, cancelled, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
@@ -257,17 +276,26 @@ func printRootTrap(w io.Writer, t *explorer.RootTrap, report string) {
 	fmt.Fprintf(w, "  root trap: %s\n  bisect it with: everett bisect %s --predicate %s\n", t, report, t.Predicate)
 }
 
-// endedBy says which budget ended a search, for the last line of explore.
+// endedBy says which budget ended a search, and when the first failure
+// came, for the last line of explore.
 func endedBy(res *explorer.Result) string {
+	var s string
 	switch res.Ended {
 	case "wall":
-		return "stopped by the wall-time budget (" + res.Limit + ")"
+		s = "stopped by the wall-time budget (" + res.Limit + ")"
 	case "universes":
-		return "stopped by the universe budget (" + res.Limit + " universes)"
+		s = "stopped by the universe budget (" + res.Limit + " universes)"
 	case "failure":
-		return "stopped at the first failure"
+		s = "stopped at the first failure"
+	default:
+		s = "stopped: " + res.Ended
 	}
-	return "stopped: " + res.Ended
+	if ff := res.FirstFailure; ff != nil {
+		after := time.Duration(ff.Seconds * float64(time.Second)).Round(time.Millisecond)
+		s += fmt.Sprintf("; first failure in universe %d after %v, at instruction %d (virtual time %v): %s",
+			ff.Universe, after, ff.Instructions, time.Duration(ff.VirtualTimeNs), ff.Signature)
+	}
+	return s
 }
 
 func isTerminal(f *os.File) bool {

@@ -72,7 +72,7 @@ run can be replayed exactly.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newExploreCmd(), newReplayCmd(), newBisectCmd(), newShrinkCmd())
+	root.AddCommand(newRunCmd(), newExploreCmd(), newSpecCmd(), newReplayCmd(), newBisectCmd(), newShrinkCmd())
 	root.AddCommand(newRestoreCmd(), newForkCmd(), newSnapshotCmd())
 	root.AddCommand(newSweepCmd(), newReportCmd())
 	root.AddCommand(newLitmusCmd(), newDebugCmd())

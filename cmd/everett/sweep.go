@@ -56,6 +56,7 @@ Exit codes: 1 when a seed failed, 0 when all passed, 2 on bad input,
 			return runSweep(args, f, cmd.OutOrStdout(), os.Stderr)
 		},
 	}
+	pointToSpecReference(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.elf, "elf", "", "sweep one bare-metal program (the smallest spec)")
 	fl.IntVar(&f.smp, "smp", 1, "harts for --elf")
