@@ -148,7 +148,7 @@ func TestBadSpecsGetErrorsNamingTheField(t *testing.T) {
 		{"no nodes", "name: x\n", "nodes: at least one node"},
 		{"an unknown field", "nodes: [{elf: " + elf + "}]\nbogus: 1\n", `unknown field "bogus"`},
 		{"a missing image", "nodes: [{kernel: /nonexistent/Image}]\n", "nodes[0].kernel"},
-		{"both elf and kernel", "nodes: [{elf: " + elf + ", kernel: " + elf + "}]\n", "nodes[0]: give exactly one"},
+		{"both elf and kernel", "nodes: [{elf: " + elf + ", kernel: " + elf + "}]\n", "nodes[0]: give one of elf (a bare-metal program) or kernel, not both"},
 		{"too many harts", "nodes: [{elf: " + elf + ", harts: 65}]\n", "nodes[0].harts"},
 		{"a bad memory size", "nodes: [{elf: " + elf + ", memory: lots}]\n", "nodes[0].memory"},
 		{"a probability above 1", "nodes: [{elf: " + elf + "}]\nfaults: {drop: 1.5}\n", "faults.drop"},

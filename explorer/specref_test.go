@@ -8,12 +8,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // specPaths lists the YAML paths of every field of struct type t, as the
 // reference spells them: "budgets.time", "nodes[].harts". A struct (or a
-// list of structs) is a section whose fields are listed; anything else
-// (scalars, lists of scalars, maps, pointers to scalars) is one field.
+// list of structs) is a section whose fields are listed — and a field of
+// its own too when it has a YAML form of its own (a yaml.Unmarshaler, as
+// nodes[].run's short form); anything else (scalars, lists of scalars,
+// maps, pointers to scalars) is one field.
 func specPaths(t reflect.Type, prefix string) []string {
 	var out []string
 	for k, ft := range yamlFields(t) {
@@ -25,6 +29,9 @@ func specPaths(t reflect.Type, prefix string) []string {
 			out = append(out, specPaths(ft, prefix+k+".")...)
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			out = append(out, specPaths(ft.Elem(), prefix+k+"[].")...)
+			if reflect.PointerTo(ft).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+				out = append(out, prefix+k)
+			}
 		default:
 			out = append(out, prefix+k)
 		}
