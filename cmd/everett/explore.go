@@ -222,6 +222,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		paths[r.Signature] = p
 		fmt.Fprintf(stdout, "FAILURE universe %d: %s\n  reproduce with: %s\n", r.Universe, r.Signature, r.Replay)
+		printProcess(stdout, &r.Failure)
 		printRootTrap(stdout, r.RootTrap, p)
 	}
 	res, err := explorer.Explore(spec, o)
@@ -265,6 +266,25 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// printProcess prints what everett's init reported with a workload's
+// failure: where each thread of a deadlock waits, or the last lines the
+// failed process wrote.
+func printProcess(w io.Writer, f *explorer.Failure) {
+	e := f.Process
+	if e == nil {
+		return
+	}
+	for _, t := range e.Threads {
+		fmt.Fprintf(w, "  thread %s\n", t)
+	}
+	if out := strings.TrimRight(e.Output, "\n"); out != "" {
+		fmt.Fprintf(w, "  last output of %s:\n", e.Name)
+		for _, l := range strings.Split(out, "\n") {
+			fmt.Fprintf(w, "    | %s\n", l)
+		}
+	}
 }
 
 // printRootTrap prints the exception a failure is traced back to, and the
@@ -365,6 +385,7 @@ func newReplayCmd() *cobra.Command {
 			case res.Reproduced:
 				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+				printProcess(out, res.Failure)
 				printRootTrap(out, res.RootTrap, args[0])
 			default:
 				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
