@@ -6,9 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"everett/emu"
 	"everett/internal/guestbuild"
 	"everett/internal/guestimg"
+	"everett/internal/rootfs"
+	"everett/internal/rootfs/rootfstest"
 )
 
 // workloadProgram builds explorer/testdata/workload/NAME as a static
@@ -284,4 +288,36 @@ func TestNodesOfAWorkloadReachEachOtherByTheirAddresses(t *testing.T) {
 	if len(res.Failures) != 0 {
 		t.Fatalf("failures %v:\n%s", signatures(res), strings.Join(res.Failures[0].Console, "\n---\n"))
 	}
+}
+
+func TestAnOCIImageRunsItsEntrypointAndItsBugIsFoundAndReplays(t *testing.T) {
+	prog, err := os.ReadFile(workloadProgram(t, "deadlock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := rootfstest.Image("linux/riscv64", rootfs.ImageConfig{Entrypoint: []string{"/usr/local/bin/transfers"}, WorkingDir: "/srv"},
+		mustLayer(t, rootfstest.Dir("usr/"), rootfstest.Dir("usr/local/"), rootfstest.Dir("usr/local/bin/"), rootfstest.Dir("srv/"),
+			rootfstest.File("usr/local/bin/transfers", 0o755, string(prog))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "transfers.tar")
+	if err := rootfstest.WriteDockerArchive(archive, img); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LinuxSpec([]string{archive}, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := onlyFailure(t, exploreOne(t, s, 2), "deadlock: the threads of transfers wait with nothing to wake them")
+	replays(t, r)
+}
+
+func mustLayer(t *testing.T, m ...rootfstest.Member) v1.Layer {
+	t.Helper()
+	l, err := rootfstest.Layer(m...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
