@@ -32,7 +32,12 @@ func (h *Hart) system(o *op) {
 			return
 		}
 		h.pc = next
-		if !h.wfiFallsThrough() {
+		// The hart resumes when an interrupt is pending and enabled in
+		// mie (at once if one already is), whatever mstatus.xIE and
+		// mideleg say; one pending but not enabled in mie does not wake
+		// it (§3.3.3 "should avoid resuming"; RATIONALE.md: Linux idles
+		// in wfi with sip.STIP pending and sie.STIE clear).
+		if !h.wakeable() {
 			h.waiting = true
 		}
 	case isa.SFENCE_VMA:

@@ -137,24 +137,6 @@ func (h *Hart) wakeable() bool {
 	return h.pendingMIP()&h.mie != 0
 }
 
-// wfiFallsThrough decides whether WFI completes at once. An implementation
-// may resume "for any reason" (§3.3.3); everett resumes when an interrupt is
-// pending that is enabled in mie, or that is pending and visible at the
-// current privilege level even though masked (in sip for S-mode, in mip for
-// M-mode), so that software polling a masked interrupt with WFI makes
-// progress. Otherwise the hart stalls until wakeable.
-func (h *Hart) wfiFallsThrough() bool {
-	switch {
-	case h.mip&h.mie != 0:
-		return true
-	case h.priv == PrivS:
-		return h.mip&h.mideleg != 0
-	case h.priv == PrivM:
-		return h.mip != 0
-	}
-	return false
-}
-
 // mret returns from an M-mode trap (§3.3.2).
 func (h *Hart) mret() {
 	s := h.mstatus
