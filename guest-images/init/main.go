@@ -30,7 +30,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "everett-init: not PID 1; this program is the init of an everett guest (guest-images/init/README.md)")
 		os.Exit(2)
 	}
-	con := &console{w: os.Stdout}
+	con := newConsole(os.Stdout)
 	halt(con, runInit(con))
 }
 
@@ -138,12 +138,14 @@ func keepSignals(con *console) {
 // halt ends the run with code: the SDK's exit on everett; elsewhere (QEMU)
 // a power-off. It never returns: PID 1 must not exit.
 func halt(con *console, code int) {
+	con.flush()
 	netconf.DrainConsole()
 	syscall.Sync()
 	if everett.Enabled() {
 		everett.Exit(code)
 	}
 	con.say("exit code %d; powering off", code)
+	con.flush()
 	netconf.DrainConsole()
 	syscall.Sync()
 	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
