@@ -75,6 +75,9 @@ func guestTools(t *testing.T) (cli, init, waiter string) {
 // run's exit code and console.
 func bootWorkload(t *testing.T, workload, appendArgs string) (int, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds everett and boots a Linux guest")
+	}
 	cli, initPath, waiterPath := guestTools(t)
 	kernel := guestimg.Linux(t).Kernel
 	read := func(p string) []byte {
