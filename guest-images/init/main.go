@@ -30,7 +30,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "everett-init: not PID 1; this program is the init of an everett guest (guest-images/init/README.md)")
 		os.Exit(2)
 	}
-	con := &console{w: os.Stdout}
+	con := newConsole(os.Stdout)
 	halt(con, runInit(con))
 }
 
@@ -151,6 +151,7 @@ const setupPause = 10 * time.Millisecond
 // the node go on (other nodes of the universe still run their tasks), the
 // init stays, reaping what ends.
 func halt(con *console, code int) {
+	con.flush()
 	netconf.DrainConsole()
 	syscall.Sync()
 	if everett.Enabled() {
@@ -163,6 +164,7 @@ func halt(con *console, code int) {
 		}
 	}
 	con.say("exit code %d; powering off", code)
+	con.flush()
 	netconf.DrainConsole()
 	syscall.Sync()
 	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)

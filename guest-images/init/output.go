@@ -17,25 +17,61 @@ const (
 )
 
 // console writes whole lines to /dev/console: the processes' output, raw,
-// and the init's own lines, which start with "everett-init: ". Each line is
-// one write, so lines from several writers never mix.
+// and the init's own lines, which start with "everett-init: ". One
+// goroutine writes them in the order they were queued, each line in one
+// write so that lines never mix; queueing returns at once unless
+// consoleQueueMax lines wait, so that a slow console (a serial line) holds
+// up the supervisor only when it falls far behind.
 type console struct {
-	mu sync.Mutex
-	w  io.Writer
+	q chan consoleItem
 }
 
-// line writes b and a newline.
+// consoleQueueMax is how many lines may wait for the console.
+const consoleQueueMax = 1024
+
+// consoleItem is a line to write, or a flush request (line nil).
+type consoleItem struct {
+	line    []byte
+	flushed chan struct{}
+}
+
+// newConsole starts the goroutine that writes to w.
+func newConsole(w io.Writer) *console {
+	c := &console{q: make(chan consoleItem, consoleQueueMax)}
+	go c.write(w)
+	return c
+}
+
+func (c *console) write(w io.Writer) {
+	for it := range c.q {
+		if it.flushed != nil {
+			close(it.flushed)
+			continue
+		}
+		func() {
+			defer func() { recover() }() // a failing writer must not take the init down
+			w.Write(it.line)             // nowhere to report a console that fails
+		}()
+	}
+}
+
+// line queues b and a newline.
 func (c *console) line(b []byte) {
 	buf := make([]byte, 0, len(b)+1)
 	buf = append(append(buf, b...), '\n')
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.w.Write(buf) // nowhere to report a console that fails
+	c.q <- consoleItem{line: buf}
 }
 
-// say writes a line of the init's own.
+// say queues a line of the init's own.
 func (c *console) say(format string, args ...any) {
 	c.line([]byte("everett-init: " + fmt.Sprintf(format, args...)))
+}
+
+// flush waits until every line queued so far has been written.
+func (c *console) flush() {
+	done := make(chan struct{})
+	c.q <- consoleItem{flushed: done}
+	<-done
 }
 
 // tail keeps the last lines of a process's output: at most tailLinesMax

@@ -41,13 +41,14 @@ func TestTheTailKeepsAtMost2048Bytes(t *testing.T) {
 
 func TestOutputIsCopiedLineByLineAndALongLineInPieces(t *testing.T) {
 	var out bytes.Buffer
-	con := &console{w: &out}
+	con := newConsole(&out)
 	var tl tail
 	long := strings.Repeat("y", lineBytesMax+10)
 	in := "first\nsecond\r\n" + long + "\nno newline at the end"
 	if err := copyLines(strings.NewReader(in), con, &tl); err != nil {
 		t.Fatal(err)
 	}
+	con.flush()
 	want := "first\nsecond\r\n" + long[:lineBytesMax] + "\n" + long[lineBytesMax:] + "\nno newline at the end\n"
 	if out.String() != want {
 		t.Errorf("console got %q", out.String())

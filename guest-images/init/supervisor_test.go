@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if guestOnce.dir != "" {
+		os.RemoveAll(guestOnce.dir)
+	}
 	os.Exit(code)
 }
 
@@ -126,7 +129,8 @@ func runSpecs(t *testing.T, h *recordingHost, specs []procSpec, setup func(*supe
 	}
 	var out syncBuffer
 	start := time.Now()
-	s := newSupervisor(h, &console{w: &out}, sys, func() time.Duration { return time.Since(start) }, specs)
+	con := newConsole(&out)
+	s := newSupervisor(h, con, sys, func() time.Duration { return time.Since(start) }, specs)
 	if setup != nil {
 		setup(s)
 	}
@@ -146,6 +150,7 @@ func runSpecs(t *testing.T, h *recordingHost, specs []procSpec, setup func(*supe
 			syscall.Wait4(p.pid, &st, 0, nil)
 		}
 	}
+	con.flush()
 	r := result{code: code, console: out.String(), s: s}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -1,13 +1,18 @@
 // waiter.c: a process that waits forever in one of the ways the deadlock
-// watch classifies, for the init's tests on the host (watch_host_test.go).
+// watch classifies, for the init's tests on the host (watch_host_test.go)
+// and on a riscv64 guest (guest_test.go).
 //
 //	waiter deadlock       two threads lock two mutexes in opposite order;
 //	                      main joins them: three threads in futex waits
 //	waiter pipe           reads a pipe it also holds the write end of
 //	waiter timerfd-pipe   the same, holding an (unarmed) timerfd
+//	waiter report MS N    prints the host name, the working directory and
+//	                      the EVERETT_ variables, sleeps MS milliseconds,
+//	                      exits with N
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -32,8 +37,26 @@ static void *lock_ba(void *x) {
 	return x;
 }
 
+extern char **environ;
+
 int main(int argc, char **argv) {
 	const char *mode = argc > 1 ? argv[1] : "";
+	if (strcmp(mode, "report") == 0 && argc == 4) {
+		char host[65] = "", cwd[256] = "";
+		gethostname(host, sizeof host);
+		if (!getcwd(cwd, sizeof cwd))
+			strcpy(cwd, "?");
+		printf("waiter: host %s, directory %s\n", host, cwd);
+		for (char **e = environ; *e; e++)
+			if (strncmp(*e, "EVERETT_", 8) == 0)
+				printf("waiter: %s\n", *e);
+		fflush(stdout);
+		long ms = atol(argv[2]);
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+		printf("waiter: exiting with %s\n", argv[3]);
+		return atoi(argv[3]);
+	}
 	if (strcmp(mode, "deadlock") == 0) {
 		pthread_t a, b;
 		pthread_barrier_init(&bar, NULL, 2);
@@ -56,6 +79,6 @@ int main(int argc, char **argv) {
 		fflush(stdout);
 		return read(p[0], &c, 1) == 1 ? 0 : 2;
 	}
-	fprintf(stderr, "usage: waiter deadlock|pipe|timerfd-pipe\n");
+	fprintf(stderr, "usage: waiter deadlock|pipe|timerfd-pipe|report MS N\n");
 	return 2;
 }
