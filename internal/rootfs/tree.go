@@ -69,6 +69,10 @@ func (f *FS) walk(st []step, comps []string, create, followLast bool) ([]step, s
 	queue := slices.Clone(comps)
 	hops := 0
 	for len(queue) > 0 {
+		f.steps++
+		if f.steps > f.lim.ResolveSteps {
+			return nil, "", nil, fmt.Errorf("%s: resolving paths took more than %d steps (symbolic links too long or too many): %w", stackPath(st), f.lim.ResolveSteps, ErrTooLarge)
+		}
 		c := queue[0]
 		queue = queue[1:]
 		last := len(queue) == 0
