@@ -2,7 +2,6 @@ package rootfs
 
 import (
 	"archive/tar"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -393,7 +392,8 @@ func (f *FS) applyLayer(members []member, src string) error {
 	return nil
 }
 
-// whiteout applies m when it is a whiteout, and says whether it was one.
+// whiteout applies m when it is a whiteout (image-spec "Whiteouts"), and
+// says whether it was one.
 func (f *FS) whiteout(m member) (bool, error) {
 	comps, err := f.clean(m.hdr.Name)
 	if err != nil {
@@ -414,14 +414,13 @@ func (f *FS) whiteout(m member) (bool, error) {
 	if !opaque && (target == "" || target == "." || target == "..") {
 		return true, fmt.Errorf("whiteout of %q: %w", target, ErrMalformed)
 	}
-	st, err := f.dir(f.rootStack(), comps[:len(comps)-1], false, 0)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNotDir) {
+	// A whiteout names a path of the layers below as it is, not through
+	// their symbolic links: a layer that makes /lib a directory and
+	// opaque over a lower /lib -> usr/lib hides nothing of /usr/lib.
+	dir := f.literal(comps[:len(comps)-1])
+	if dir == nil {
 		return true, nil // nothing below to hide
 	}
-	if err != nil {
-		return true, err
-	}
-	dir := st[len(st)-1].n
 	if opaque {
 		f.clear(dir)
 		return true, nil

@@ -272,6 +272,8 @@ func layered(t testing.TB) (v1.Image, []string) {
 		rootfstest.File("opt/d/x", 0o644, "x"), rootfstest.File("opt/d/sub/y", 0o644, "y"),
 		rootfstest.File("usr/bin/tool", 0o755, "tool"),
 		rootfstest.File("var/keep", 0o644, "keep"),
+		rootfstest.Symlink("lib", "usr/lib"), rootfstest.File("usr/lib/libc.so", 0o644, "libc"),
+		rootfstest.Symlink("sbin", "usr/bin"),
 	)
 	upper := layer(t,
 		rootfstest.File("etc/.wh.a", 0, ""),   // deletes a file
@@ -284,6 +286,11 @@ func layered(t testing.TB) (v1.Image, []string) {
 		rootfstest.File("var/.wh.missing", 0, ""),                                          // deletes nothing
 		rootfstest.File("var/.wh..wh.plnk", 0, ""),                                         // aufs metadata: ignored
 		rootfstest.Member{Name: "usr/bin/tool2", Type: tar.TypeLink, Link: "usr/bin/tool"}, // to a lower layer's file
+		// A directory over a lower symbolic link, opaque: hides nothing
+		// of where the link led.
+		rootfstest.Dir("lib/"), rootfstest.File("lib/.wh..wh..opq", 0, ""), rootfstest.File("lib/libmine.so", 0o644, "mine"),
+		// A whiteout through a lower symbolic link names no lower path.
+		rootfstest.File("sbin/.wh.tool", 0, ""),
 	)
 	top := layer(t,
 		rootfstest.File("etc/a", 0o600, "a again"),
@@ -293,13 +300,18 @@ func layered(t testing.TB) (v1.Image, []string) {
 		"f 0600 /etc/a =a again",
 		"f 0644 /etc/b =b",
 		"f 0644 /etc/n =n",
+		"d 0755 /lib",
+		"f 0644 /lib/libmine.so =mine",
 		"d 0755 /opt",
 		"d 0700 /opt/d",
 		"f 0644 /opt/d/new =new",
+		"l /sbin -> usr/bin",
 		"d 0755 /usr",
 		"d 0755 /usr/bin",
 		"f 0755 /usr/bin/tool =tool",
 		"f 0755 /usr/bin/tool2 =tool",
+		"d 0755 /usr/lib",
+		"f 0644 /usr/lib/libc.so =libc",
 		"d 0755 /var",
 		"f 0644 /var/keep =keep",
 	}

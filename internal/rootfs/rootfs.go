@@ -29,7 +29,8 @@
 //     Whiteout": .wh.NAME deletes NAME, and what is under it, from the
 //     layers below; .wh..wh..opq deletes everything the layers below put
 //     in its directory; neither touches its own layer, wherever it sits in
-//     it. Other .wh..wh. names (aufs metadata) are ignored. The
+//     it, and both name a path of the layers below as it is, through no
+//     symbolic link. Other .wh..wh. names (aufs metadata) are ignored. The
 //     configuration's Entrypoint, Cmd, Env, WorkingDir and User ("OCI
 //     Image Configuration", its config properties) are kept in FS.Config.
 //

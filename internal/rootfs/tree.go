@@ -133,6 +133,19 @@ func (f *FS) top(st []step) ([]step, string, *node, error) {
 	return st[:len(st)-1], s.name, s.n, nil
 }
 
+// literal is the directory at comps, following no symbolic link; nil
+// when there is none.
+func (f *FS) literal(comps []string) *node {
+	n := f.root
+	for _, c := range comps {
+		n = n.kids[c]
+		if n == nil || n.typ != TypeDir {
+			return nil
+		}
+	}
+	return n
+}
+
 // dir resolves comps to a directory, following every symbolic link, and
 // returns the stack that ends with it. With create, what is missing is
 // made: the directory itself with perm, the ones on the way with 0755.
