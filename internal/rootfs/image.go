@@ -343,7 +343,12 @@ func (f *FS) readLayer(l v1.Layer, src string) ([]member, error) {
 	if err != nil {
 		return nil, readErr(src, err)
 	}
-	defer rc.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			rc.Close()
+		}
+	}()
 	capped := &capReader{r: rc, left: f.streamBytesMax(), what: src}
 	tr := tar.NewReader(capped)
 	var members []member
@@ -364,6 +369,7 @@ func (f *FS) readLayer(l v1.Layer, src string) ([]member, error) {
 	if _, err := io.Copy(io.Discard, capped); err != nil {
 		return nil, readErr(src, err)
 	}
+	closed = true
 	if err := rc.Close(); err != nil {
 		return nil, readErr(src, err)
 	}

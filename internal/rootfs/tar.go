@@ -162,7 +162,7 @@ func (f *FS) hardLink(target string) (*node, error) {
 		return nil, fmt.Errorf("hard link to the root: %w", ErrMalformed)
 	}
 	_, _, n, err := f.walk(f.rootStack(), comps, false, false)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir) || err == nil && n == nil {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir) || (err == nil && n == nil) {
 		return nil, fmt.Errorf("hard link to %s, which the archive did not hold before it: %w", target, ErrMalformed)
 	}
 	if err != nil {
