@@ -107,9 +107,11 @@ type Limits struct {
 	ResolveSteps int
 }
 
-// DefaultLimits are the limits of Load and New. An initramfs sits in guest
-// RAM next to the kernel's unpacked copy of it, so the byte limits are
-// generous for a workload and small for a host.
+// DefaultLimits are the limits of Load, and of New given zero Limits. An
+// initramfs sits in guest RAM twice (the archive and the files unpacked
+// from it), so 1 GiB of files already needs a node of over 2 GiB; the
+// entries and one file's bytes are the initramfs writer's limits, the
+// path and symbolic-link limits Linux's own.
 var DefaultLimits = Limits{
 	Entries:       initramfs.MaxEntries,
 	FileBytes:     initramfs.MaxEntryBytes,
