@@ -2,7 +2,6 @@ package rootfs
 
 import (
 	"archive/tar"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -134,6 +133,9 @@ func (f *FS) loadLayout(dir, src string) (err error) {
 		if len(names) > 0 {
 			present = strings.Join(names, ", ")
 		}
+		if len(w.missing) > 0 {
+			return fmt.Errorf("read %s: no %s/%s image (platforms present: %s; images listed but not held: %s): %w", src, wantOS, wantArch, present, strings.Join(w.missing, ", "), ErrMalformed)
+		}
 		return fmt.Errorf("read %s: no %s/%s image (platforms present: %s): %w", src, wantOS, wantArch, present, ErrPlatform)
 	case 1:
 	default:
@@ -162,6 +164,7 @@ type indexWalk struct {
 	seen      int
 	found     []candidate
 	platforms map[string]bool
+	missing   []string // images without a platform in the index whose blobs the layout lacks
 }
 
 type candidate struct {
@@ -179,13 +182,13 @@ func (w *indexWalk) visit(idx v1.ImageIndex, depth int) error {
 		if w.seen > indexManifestsMax {
 			return fmt.Errorf("read %s: more than %d manifests in its indexes: %w", w.src, indexManifestsMax, ErrTooLarge)
 		}
-		if err := w.checkBlob(d.Digest, "manifest"); err != nil {
-			return err
-		}
 		switch {
 		case d.MediaType.IsIndex():
 			if depth+1 > indexDepthMax {
 				return fmt.Errorf("read %s: indexes nested more than %d deep: %w", w.src, indexDepthMax, ErrTooLarge)
+			}
+			if err := w.checkBlob(d.Digest, "index"); err != nil {
+				return err
 			}
 			child, err := idx.ImageIndex(d.Digest)
 			if err != nil {
@@ -199,6 +202,10 @@ func (w *indexWalk) visit(idx v1.ImageIndex, depth int) error {
 			var img v1.Image
 			if p == nil {
 				// No platform in the index: the image's configuration says.
+				if !w.holds(d.Digest) {
+					w.missing = append(w.missing, d.Digest.String())
+					continue
+				}
 				if img, err = w.image(idx, d.Digest); err != nil {
 					return err
 				}
@@ -227,8 +234,23 @@ func (w *indexWalk) visit(idx v1.ImageIndex, depth int) error {
 	return nil
 }
 
-// image opens an image of the index, its configuration's size checked.
+// holds says whether the layout holds the blob h. A layout may list
+// manifests whose blobs it lacks: a `docker save` of one platform of a
+// multi-platform image keeps the image's index whole.
+func (w *indexWalk) holds(h v1.Hash) bool {
+	if h.Algorithm == "" || strings.ContainsAny(h.Algorithm+h.Hex, "/\\.") {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(w.dir, "blobs", h.Algorithm, h.Hex))
+	return err == nil
+}
+
+// image opens an image of the index, the sizes of its manifest and
+// configuration checked.
 func (w *indexWalk) image(idx v1.ImageIndex, h v1.Hash) (v1.Image, error) {
+	if err := w.checkBlob(h, "manifest"); err != nil {
+		return nil, err
+	}
 	img, err := idx.Image(h)
 	if err != nil {
 		return nil, readErr(w.src+": image "+h.String(), err)
@@ -321,7 +343,12 @@ func (f *FS) readLayer(l v1.Layer, src string) ([]member, error) {
 	if err != nil {
 		return nil, readErr(src, err)
 	}
-	defer rc.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			rc.Close()
+		}
+	}()
 	capped := &capReader{r: rc, left: f.streamBytesMax(), what: src}
 	tr := tar.NewReader(capped)
 	var members []member
@@ -334,13 +361,15 @@ func (f *FS) readLayer(l v1.Layer, src string) ([]member, error) {
 		if err != nil {
 			return nil, err
 		}
-		pending += int64(len(m.data))
+		// Names held until the layer is applied count with the data.
+		pending += int64(len(m.data) + len(m.hdr.Name) + len(m.hdr.Linkname))
 		members = append(members, m)
 	}
 	// Read to the end, so that a digest-checking reader checks.
 	if _, err := io.Copy(io.Discard, capped); err != nil {
 		return nil, readErr(src, err)
 	}
+	closed = true
 	if err := rc.Close(); err != nil {
 		return nil, readErr(src, err)
 	}
@@ -355,7 +384,7 @@ func (f *FS) applyLayer(members []member, src string) error {
 	for _, m := range members {
 		w, err := f.whiteout(m)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", src, m.hdr.Name, err)
+			return fmt.Errorf("read %s: %s: %w", src, m.hdr.Name, err)
 		}
 		if !w {
 			entries = append(entries, m)
@@ -363,13 +392,14 @@ func (f *FS) applyLayer(members []member, src string) error {
 	}
 	for _, m := range entries {
 		if err := f.apply(m); err != nil {
-			return fmt.Errorf("%s: %s: %w", src, m.hdr.Name, err)
+			return fmt.Errorf("read %s: %s: %w", src, m.hdr.Name, err)
 		}
 	}
 	return nil
 }
 
-// whiteout applies m when it is a whiteout, and says whether it was one.
+// whiteout applies m when it is a whiteout (image-spec "Whiteouts"), and
+// says whether it was one.
 func (f *FS) whiteout(m member) (bool, error) {
 	comps, err := f.clean(m.hdr.Name)
 	if err != nil {
@@ -390,14 +420,13 @@ func (f *FS) whiteout(m member) (bool, error) {
 	if !opaque && (target == "" || target == "." || target == "..") {
 		return true, fmt.Errorf("whiteout of %q: %w", target, ErrMalformed)
 	}
-	st, err := f.dir(f.rootStack(), comps[:len(comps)-1], false, 0)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrNotDir) {
+	// A whiteout names a path of the layers below as it is, not through
+	// their symbolic links: a layer that makes /lib a directory and
+	// opaque over a lower /lib -> usr/lib hides nothing of /usr/lib.
+	dir := f.literal(comps[:len(comps)-1])
+	if dir == nil {
 		return true, nil // nothing below to hide
 	}
-	if err != nil {
-		return true, err
-	}
-	dir := st[len(st)-1].n
 	if opaque {
 		f.clear(dir)
 		return true, nil

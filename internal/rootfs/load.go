@@ -111,14 +111,16 @@ func (f *FS) scan(p string) (kind archiveKind, compressed bool, manifestBytes in
 	defer rc.Close()
 	tr := tar.NewReader(rc)
 	var manifest, ociLayout, index bool
+	where := p
 	for n := 0; ; n++ {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, false, 0, readErr(p, err)
+			return 0, false, 0, readErr(where, err)
 		}
+		where = fmt.Sprintf("%s (after member %s)", p, h.Name)
 		if n >= f.lim.Members {
 			return 0, false, 0, fmt.Errorf("read %s: more than %d archive members: %w", p, f.lim.Members, ErrTooLarge)
 		}

@@ -13,20 +13,26 @@
 //     expanded), directories, symbolic links, hard links, character and
 //     block devices;
 //   - an OCI image, as a `docker save` archive (manifest.json beside the
-//     configuration and layer files), as an OCI image layout folder (the
-//     image-spec's "OCI Image Layout Specification": oci-layout,
-//     index.json, blobs/), or as such a layout packed in a tar (plain or
-//     gzip). Images are read with github.com/google/go-containerregistry.
-//     Of an index (image-spec "OCI Image Index Specification", its
-//     manifests' platform) the one linux/riscv64 image is taken, looking
-//     through nested indexes; an image's own platform is that of its
-//     configuration. The layers are applied in order as the image-spec's
-//     "Image Layer Filesystem Changeset" says, "Whiteouts" included: an
-//     entry .wh.NAME deletes NAME (and what is under it) from the layers
-//     below; .wh..wh..opq in a directory deletes everything the layers
-//     below put in it; neither touches its own layer. Other .wh..wh.
-//     entries (aufs metadata) are ignored. The configuration's Entrypoint,
-//     Cmd, Env, WorkingDir and User are kept in FS.Config.
+//     configuration and layer files; Docker 25 and later also write an
+//     OCI layout into it, which is not needed then), as an OCI image
+//     layout folder (the image-spec's "OCI Image Layout Specification":
+//     oci-layout, index.json, blobs/), or as such a layout packed in a
+//     tar (plain or gzip). Images are read with
+//     github.com/google/go-containerregistry: Docker and OCI manifests,
+//     layers compressed with gzip or zstd or not at all. Of an index
+//     ("OCI Image Index Specification") the one linux/riscv64 image is
+//     taken, looking through nested indexes; an image the index gives no
+//     platform has its configuration's. Its layers are applied in order as
+//     "Image Layer Filesystem Changeset" says: "Changeset over existing
+//     files" (a directory over a directory takes the new attributes,
+//     anything else replaces what was there), and "Whiteouts" with "Opaque
+//     Whiteout": .wh.NAME deletes NAME, and what is under it, from the
+//     layers below; .wh..wh..opq deletes everything the layers below put
+//     in its directory; neither touches its own layer, wherever it sits in
+//     it, and both name a path of the layers below as it is, through no
+//     symbolic link. Other .wh..wh. names (aufs metadata) are ignored. The
+//     configuration's Entrypoint, Cmd, Env, WorkingDir and User ("OCI
+//     Image Configuration", its config properties) are kept in FS.Config.
 //
 // Nothing else is kept: owners are dropped (everything is 0:0 in the
 // initramfs, and everett runs the workload as root), so are times and
@@ -41,15 +47,16 @@
 // directories are made (mode 0755). An entry replaces what was at its
 // path, except that a directory over a directory takes its mode and keeps
 // its contents. Nothing is ever written outside the root: the FS lives in
-// memory, and the one host folder the package writes (to unpack an OCI
-// layout from a tar) is a fresh temporary folder, removed before Load
-// returns.
+// memory, and the only host files the package writes (an OCI layout
+// unpacked from a tar, a decompressed `docker save` archive) are in a
+// fresh temporary folder, removed before Load returns.
 //
 // Everything is bounded (Limits): entries, one file's bytes, all files'
 // bytes, path length, symbolic links followed per path, archive members,
 // layers, metadata files and decompressed stream sizes. Every error names
-// the input and the path inside it, and wraps one of the sentinel errors
-// below; malformed input never panics.
+// the input and, where there is one, the path inside it; an error about
+// what the input holds wraps one of the sentinel errors below (the host's
+// I/O errors are passed on, wrapped). Malformed input never panics.
 package rootfs
 
 import (
@@ -93,11 +100,18 @@ type Limits struct {
 	Members       int   // tar members read by one Load, all layers together
 	Layers        int   // an image's layers
 	MetadataBytes int64 // manifest.json, index.json, an image configuration
+	// ResolveSteps bounds the path components stepped through to resolve
+	// paths, in the life of the FS: with links up to PATH_MAX long, one
+	// path may take 40 times 2048 steps, and without this bound a small
+	// hostile archive could keep Load busy for hours.
+	ResolveSteps int
 }
 
-// DefaultLimits are the limits of Load and New. An initramfs sits in guest
-// RAM next to the kernel's unpacked copy of it, so the byte limits are
-// generous for a workload and small for a host.
+// DefaultLimits are the limits of Load, and of New given zero Limits. An
+// initramfs sits in guest RAM twice (the archive and the files unpacked
+// from it), so 1 GiB of files already needs a node of over 2 GiB; the
+// entries and one file's bytes are the initramfs writer's limits, the
+// path and symbolic-link limits Linux's own.
 var DefaultLimits = Limits{
 	Entries:       initramfs.MaxEntries,
 	FileBytes:     initramfs.MaxEntryBytes,
@@ -107,6 +121,7 @@ var DefaultLimits = Limits{
 	Members:       1 << 20,
 	Layers:        256,
 	MetadataBytes: 4 << 20,
+	ResolveSteps:  1 << 27, // a root filesystem of 65536 entries 20 deep takes 1.3 million
 }
 
 // nameBytesMax is NAME_MAX: the longest component of a path.
@@ -137,6 +152,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MetadataBytes > 0 {
 		d.MetadataBytes = l.MetadataBytes
+	}
+	if l.ResolveSteps > 0 {
+		d.ResolveSteps = l.ResolveSteps
 	}
 	return d
 }
@@ -211,6 +229,7 @@ type FS struct {
 	entries int   // nodes under the root
 	bytes   int64 // regular files' bytes
 	members int   // tar members read so far
+	steps   int   // path components walk has stepped through
 }
 
 // New returns an empty FS (just "/") with limits lim; the zero Limits are

@@ -28,7 +28,8 @@ func readErr(src string, err error) error {
 
 // next reads the next member of tr, counting it against the member limit,
 // with the data of a regular file (pending bytes are already held by the
-// caller and count against the total). It returns io.EOF at the end.
+// caller and count against the total limit of the files' bytes). It
+// returns io.EOF at the end.
 func (f *FS) next(tr *tar.Reader, src string, pending int64) (member, error) {
 	h, err := tr.Next()
 	if err == io.EOF {
@@ -41,6 +42,8 @@ func (f *FS) next(tr *tar.Reader, src string, pending int64) (member, error) {
 	if f.members > f.lim.Members {
 		return member{}, fmt.Errorf("read %s: more than %d archive members: %w", src, f.lim.Members, ErrTooLarge)
 	}
+	// Keep only what apply reads (not PAX records, names of owners, ...).
+	h = &tar.Header{Name: h.Name, Linkname: h.Linkname, Typeflag: h.Typeflag, Mode: h.Mode, Size: h.Size, Devmajor: h.Devmajor, Devminor: h.Devminor}
 	switch h.Typeflag {
 	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont:
 	default:
@@ -73,7 +76,7 @@ func (f *FS) readTar(r io.Reader, src string) error {
 			return err
 		}
 		if err := f.apply(m); err != nil {
-			return fmt.Errorf("%s: %s: %w", src, m.hdr.Name, err)
+			return fmt.Errorf("read %s: %s: %w", src, m.hdr.Name, err)
 		}
 	}
 }
@@ -89,7 +92,7 @@ func (f *FS) apply(m member) error {
 		if h.Typeflag == tar.TypeDir {
 			return nil // the root: its mode is the kernel's
 		}
-		return fmt.Errorf("a %q member at the root: %w", h.Typeflag, ErrNotDir)
+		return fmt.Errorf("a %s at the root: %w", tarTypeName(h.Typeflag), ErrNotDir)
 	}
 	perm := uint32(h.Mode) & 0o7777
 	var n *node
@@ -118,13 +121,34 @@ func (f *FS) apply(m member) error {
 	case tar.TypeFifo:
 		return fmt.Errorf("a FIFO (an initramfs holds none): %w", ErrUnsupported)
 	default:
-		return fmt.Errorf("tar member type %q: %w", h.Typeflag, ErrUnsupported)
+		return fmt.Errorf("a %s: %w", tarTypeName(h.Typeflag), ErrUnsupported)
 	}
 	st, err := f.dir(f.rootStack(), comps[:len(comps)-1], true, 0o755)
 	if err != nil {
 		return err
 	}
 	return f.place(st, comps[len(comps)-1], n, placeLayer)
+}
+
+// tarTypeName names a tar member type for error messages.
+func tarTypeName(flag byte) string {
+	switch flag {
+	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont:
+		return "regular file"
+	case tar.TypeDir:
+		return "directory"
+	case tar.TypeSymlink:
+		return "symbolic link"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	case tar.TypeFifo:
+		return "FIFO"
+	}
+	return fmt.Sprintf("tar member of type %q", flag)
 }
 
 // hardLink is a copy of the entry a hard link names (its target is a path
@@ -138,7 +162,7 @@ func (f *FS) hardLink(target string) (*node, error) {
 		return nil, fmt.Errorf("hard link to the root: %w", ErrMalformed)
 	}
 	_, _, n, err := f.walk(f.rootStack(), comps, false, false)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir) || err == nil && n == nil {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir) || (err == nil && n == nil) {
 		return nil, fmt.Errorf("hard link to %s, which the archive did not hold before it: %w", target, ErrMalformed)
 	}
 	if err != nil {

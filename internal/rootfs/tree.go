@@ -69,6 +69,10 @@ func (f *FS) walk(st []step, comps []string, create, followLast bool) ([]step, s
 	queue := slices.Clone(comps)
 	hops := 0
 	for len(queue) > 0 {
+		f.steps++
+		if f.steps > f.lim.ResolveSteps {
+			return nil, "", nil, fmt.Errorf("%s: resolving paths took more than %d steps (symbolic links too long or too many): %w", stackPath(st), f.lim.ResolveSteps, ErrTooLarge)
+		}
 		c := queue[0]
 		queue = queue[1:]
 		last := len(queue) == 0
@@ -127,6 +131,19 @@ func (f *FS) top(st []step) ([]step, string, *node, error) {
 	}
 	s := st[len(st)-1]
 	return st[:len(st)-1], s.name, s.n, nil
+}
+
+// literal is the directory at comps, following no symbolic link; nil
+// when there is none.
+func (f *FS) literal(comps []string) *node {
+	n := f.root
+	for _, c := range comps {
+		n = n.kids[c]
+		if n == nil || n.typ != TypeDir {
+			return nil
+		}
+	}
+	return n
 }
 
 // dir resolves comps to a directory, following every symbolic link, and

@@ -1,0 +1,7 @@
+//go:build unix
+
+package rootfs_test
+
+import "golang.org/x/sys/unix"
+
+func mkfifo(p string) error { return unix.Mkfifo(p, 0o644) }
