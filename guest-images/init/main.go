@@ -112,7 +112,7 @@ func runInit(con *console) (code int) {
 	s := newSupervisor(h, con, sys, func() time.Duration { return time.Since(start) }, specs)
 	s.kills = w.Kills
 	if w.Deadlock.Check || w.Deadlock.StallNs > 0 {
-		fs := procfs{root: "/proc"}
+		fs := procfs{root: "/proc", kthreads: &kthreadCache{}}
 		s.watch = &watch{
 			table:      nativeSyscalls(),
 			check:      w.Deadlock.Check,

@@ -116,3 +116,43 @@ func TestTheSamplerNamesDescendantsAfterTheProcessTheInitStarted(t *testing.T) {
 		t.Error("sampling a missing /proc did not fail")
 	}
 }
+
+func TestTheKernelThreadCacheForgetsEverythingWhenPidsWrap(t *testing.T) {
+	c := &kthreadCache{}
+	c.update([]int{1, 2, 3, 40})
+	c.pids[2], c.pids[3] = true, true
+	c.update([]int{1, 2, 3, 40, 41}) // a new pid above the highest: no wrap
+	if !c.known(2) || !c.known(3) {
+		t.Fatal("a growing listing forgot the kernel threads")
+	}
+	c.update([]int{1, 2, 40, 41}) // 3 ended: still no wrap
+	if !c.known(2) {
+		t.Fatal("an ended process made the cache forget")
+	}
+	c.update([]int{1, 2, 3, 40, 41}) // 3 again, below 41: pids wrapped
+	if c.known(2) || c.known(3) {
+		t.Fatal("after a wrap a remembered pid may name a user process")
+	}
+	var none *kthreadCache
+	none.update([]int{1})
+	if none.known(1) {
+		t.Fatal("no cache knows nothing")
+	}
+}
+
+func TestASampleWithTheCacheFindsWhatOneWithoutFinds(t *testing.T) {
+	cached := procfs{root: recorded.root, kthreads: &kthreadCache{}}
+	for round := 0; round < 2; round++ {
+		a, _, err := cached.descendants(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := recorded.descendants(1)
+		if !slices.Equal(a, b) {
+			t.Fatalf("round %d: with the cache %v, without %v", round, a, b)
+		}
+	}
+	if len(cached.kthreads.pids) == 0 {
+		t.Fatal("the recorded /proc has kernel threads, and none was remembered")
+	}
+}
