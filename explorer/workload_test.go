@@ -329,3 +329,42 @@ func mustLayer(t *testing.T, m ...rootfstest.Member) v1.Layer {
 	}
 	return l
 }
+
+func TestFilesRootfsEnvAndDirReachTheProcess(t *testing.T) {
+	prog := workloadProgram(t, "check")
+	dir := t.TempDir()
+	for p, data := range map[string]string{"root/srv/motd": "from the rootfs", "data/x.txt": "from files"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(prog, filepath.Join(dir, "check")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, yaml string }{
+		{"files and a process's env and dir", `nodes:
+  - files: {./data: /var/lib/app}
+    env: {A: node}
+    run: [{cmd: [./check, /var/lib/app/x.txt, "from files", A, process, /var/lib/app], env: {A: process}, dir: /var/lib/app}]
+`},
+		{"a folder as the rootfs, and the node's env", `nodes:
+  - rootfs: ./root
+    env: {B: node}
+    run: [{cmd: [./check, /srv/motd, "from the rootfs", B, node, /srv], dir: /srv}]
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseSpec([]byte(tc.yaml+"faults: {swarm: false}\nbudgets: {time: 5s}\n"), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := exploreOne(t, s, 1); len(res.Failures) != 0 {
+				t.Fatalf("failures %v: %s\n%s", signatures(res), res.Failures[0].Failure.Process.Output, res.Failures[0].Console[0])
+			}
+		})
+	}
+}
