@@ -37,6 +37,7 @@ var bannedImports = map[string]string{
 // it may use, with the reason.
 var allowed = map[string]string{
 	"emu/mem.go sync/atomic":       "owner ids for copy-on-write; never reach guest state",
+	"emu/machine.go sync/atomic":   "SetCancel's flag, which another goroutine sets to end a run between rounds (a wall-time budget); it is read only where a round is planned, and a run stopped there is thrown away or continues unchanged, so it never reaches guest state",
 	"emu/jit.go sync/atomic":       "JIT translations are shared by every machine of the process and published when their code is sealed; they never reach guest state",
 	"emu/jit_amd64.go sync":        "the lock of the process-wide translation cache; translations are pure functions of guest bytes and never reach guest state",
 	"emu/jit_amd64.go sync/atomic": "the bitmap of translated heads, read without the translation cache's lock: a hint about a cache, never guest state",
