@@ -276,7 +276,7 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 	c := &m.comm
 	cfg := &m.sched.cfg
-	if !cfg.Comm || c.preempts >= cfg.Preemptions {
+	if !cfg.Comm || c.preempts >= cfg.Preemptions || cfg.UserOnly && h.priv != PrivU {
 		return false
 	}
 	yes := false

@@ -71,6 +71,11 @@ type SchedConfig struct {
 	EventSpan   uint64
 	YieldMin    uint64
 	YieldMax    uint64
+	// UserOnly limits those preemptions to harts in U-mode: the accesses
+	// of a workload's threads to their own shared data, not the kernel's
+	// locks and run queues, which on a Linux node are most events and
+	// would spend the budget before the program's first race.
+	UserOnly bool
 }
 
 // MaxPCTDepth bounds the change points of a PCT schedule.
@@ -233,6 +238,7 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 	e.U64(s.cfg.EventSpan)
 	e.U64(s.cfg.YieldMin)
 	e.U64(s.cfg.YieldMax)
+	e.Bool(s.cfg.UserOnly)
 	e.Bool(s.rng != nil)
 	if s.rng != nil {
 		s.rng.Save(e)
@@ -267,6 +273,7 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	s.cfg.EventSpan = d.U64()
 	s.cfg.YieldMin = d.U64()
 	s.cfg.YieldMax = d.U64()
+	s.cfg.UserOnly = d.Bool()
 	if d.Bool() {
 		s.rng = NewPRNG(0)
 		if err := s.rng.Restore(d); err != nil {

@@ -215,6 +215,13 @@ func drawPlan(s *Spec, root uint64) Plan {
 	// for specs with workloads, so that every other plan stays what it was.
 	if s.hasWorkload() {
 		p.Kills = pickInt(s.Faults.Kills, 0, 0, 1, 2, 4)
+		// A workload's races are its threads': in two seeds of three,
+		// only user-mode communication events preempt, so that the
+		// kernel's own (exec, clone, page faults) do not spend the budget
+		// before the program's first shared access.
+		if r.Uint64()%3 != 0 && p.Sched.Comm {
+			p.Sched.UserOnly = true
+		}
 	}
 	return p
 }

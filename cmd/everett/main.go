@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes besides the guest's own.
@@ -46,7 +48,7 @@ func run(args []string) (code int) {
 		}
 	}()
 	root := newRoot()
-	root.SetArgs(args)
+	root.SetArgs(programArgs(root, args))
 	err := root.Execute()
 	if err == nil {
 		return 0
@@ -60,6 +62,36 @@ func run(args []string) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "everett: %v\n", err)
 	return exitUsage
+}
+
+// programArgs lets `everett run|explore --linux [FLAGS] PROGRAM ARGS...`
+// pass ARGS to the program as they are, flags like -test.v included: it
+// puts "--" after PROGRAM (the first argument that is not a flag of the
+// command or a flag's value), unless the line has one already.
+func programArgs(root *cobra.Command, args []string) []string {
+	cmd, rest, err := root.Find(args)
+	if err != nil || (cmd.Name() != "run" && cmd.Name() != "explore") || !slices.Contains(rest, "--linux") || slices.Contains(rest, "--") {
+		return args
+	}
+	fl := cmd.Flags()
+	for i := len(args) - len(rest); i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			out := append(append(append([]string(nil), args[:i+1]...), "--"), args[i+1:]...)
+			return out
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		if strings.HasPrefix(a, "--") {
+			f = fl.Lookup(name)
+		} else if len(name) == 1 {
+			f = fl.ShorthandLookup(name)
+		}
+		if f != nil && f.NoOptDefVal == "" && !hasValue {
+			i++ // the flag's value
+		}
+	}
+	return args
 }
 
 func newRoot() *cobra.Command {
