@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -317,6 +318,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		n.console.bytes = ns.written
 		n.traps.chains = (&trapTap{chains: ns.traps}).clone()
 		n.traps.diverted = append([]trapEntry(nil), ns.diverted...)
+		n.traps.lastUser, n.traps.seq = maps.Clone(ns.lastUser), ns.trapSeq
 	}
 	u.netRNG, u.fltRNG = emu.NewPRNG(0), emu.NewPRNG(0)
 	if err := u.netRNG.Restore(hw.NewDecoder(s.net)); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/isa"
 )
 
 // Root traps: when a guest process dies of a signal, the kernel panics or
@@ -61,7 +62,9 @@ const (
 // trapEntry is one trap of a chain.
 type trapEntry struct {
 	emu.Trap
-	at uint64 // the universe's instruction count at which it was taken
+	at   uint64 // the universe's instruction count at which it was taken
+	satp uint64 // the address space it was taken in
+	seq  uint64 // the node's trap and return events before it
 }
 
 // trapTap is a node's trap observer.
@@ -75,7 +78,16 @@ type trapTap struct {
 	// a death by a signal reported by everett's init is traced to, long
 	// after the hart has left the chain it died in.
 	diverted []trapEntry
+	// lastUser is, per address space (satp), the seq of the node's latest
+	// return to U-mode in it: a diverted exception after which its
+	// address space never ran user code again killed its process.
+	lastUser map[uint64]uint64
+	seq      uint64
 }
+
+// lastUserMax bounds the address spaces a node remembers; past it they
+// are forgotten (a fork-bombing guest costs bounded memory).
+const lastUserMax = 4096
 
 // divertedMax bounds a node's diverted exceptions.
 const divertedMax = 16
@@ -96,7 +108,9 @@ func (tp *trapTap) Trap(t emu.Trap) {
 	if w := u.trapWatch; w != nil && !u.trapHit && !t.Interrupt && w.node == tp.node && w.cause == t.Cause && (!w.hasTval || w.tval == t.Tval) {
 		u.trapHit = true
 	}
-	tp.push(trapEntry{Trap: t, at: at})
+	tp.seq++
+	satp, _ := n.b.Hart(t.Hart).PeekCSR(isa.CSRSatp)
+	tp.push(trapEntry{Trap: t, at: at, satp: satp, seq: tp.seq})
 }
 
 // push adds a trap to its hart's chain.
@@ -123,8 +137,21 @@ func (tp *trapTap) Return(hart int, from, priv uint8, pc uint64) {
 		return
 	}
 	c := tp.chains[hart]
+	tp.seq++
+	if priv == emu.PrivU && tp.u != nil {
+		if n := tp.u.nodes[tp.node]; n.b != nil {
+			satp, _ := n.b.Hart(hart).PeekCSR(isa.CSRSatp)
+			if tp.lastUser == nil || len(tp.lastUser) >= lastUserMax {
+				tp.lastUser = map[uint64]uint64{}
+			}
+			tp.lastUser[satp] = tp.seq
+		}
+	}
 	if priv == emu.PrivU && from == emu.PrivS && len(c) > 0 {
 		if e := c[0]; e.Priv == emu.PrivU && e.To == emu.PrivS && e.candidate() && e.PC != pc {
+			// Entries whose address space has run user code since can
+			// never be chosen: drop them first.
+			tp.diverted = slices.DeleteFunc(tp.diverted, func(d trapEntry) bool { return tp.lastUser[d.satp] > d.seq })
 			if len(tp.diverted) == divertedMax {
 				tp.diverted = append(tp.diverted[:0], tp.diverted[1:]...)
 			}
@@ -176,8 +203,11 @@ func (u *Universe) explain(f *Failure, runningHart int) *RootTrap {
 		causes := signalCauses[f.Process.Signal]
 		for i := len(tp.diverted) - 1; i >= 0; i-- {
 			e := tp.diverted[i]
-			if slices.Contains(causes, e.Cause) {
-				return u.rootOf(f, e, "the node's last user exception of the kind that raises "+f.Process.SignalLabel()+" whose handler did not return to it")
+			// Only a fault after which its address space never ran user
+			// code again: a fault the process handled (Go's runtime turns
+			// nil dereferences into panics that way) is no death.
+			if slices.Contains(causes, e.Cause) && tp.lastUser[e.satp] < e.seq {
+				return u.rootOf(f, e, "the node's last user exception of the kind that raises "+f.Process.SignalLabel()+" after which its address space never ran again")
 			}
 		}
 		// Still pending: the signal is being delivered as we look.

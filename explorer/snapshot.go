@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"maps"
 	"regexp"
 
 	"everett/emu"
@@ -50,6 +51,8 @@ type nodeState struct {
 	// diverted: the user exceptions the kernel did not return from
 	// (roottrap.go); tasksDone, ready: the workload's (oracle.go).
 	diverted         []trapEntry
+	lastUser         map[uint64]uint64
+	trapSeq          uint64
 	tasksDone, ready bool
 }
 
@@ -88,6 +91,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 			ns.snap = n.b.Snapshot()
 			ns.traps = n.traps.clone()
 			ns.diverted = append([]trapEntry(nil), n.traps.diverted...)
+			ns.lastUser, ns.trapSeq = maps.Clone(n.traps.lastUser), n.traps.seq
 		}
 		s.nodes = append(s.nodes, ns)
 	}
