@@ -65,7 +65,7 @@ func TestTheEtcdExampleCatchesAClientThatExpectsSerializableReadsToBeLinearizabl
 // The recipe builds any release from 3.5 on (README): the oldest line
 // still served, whose etcd refuses riscv64 unless the init sets
 // ETCD_UNSUPPORTED_ARCH, boots and keeps its history linearizable in a
-// universe. The build relinks build/examples/etcd; the pinned release is
+// universe. The build relinks build/examples/etcd; the default release is
 // linked back afterwards.
 func TestTheEtcdRecipeBuildsAndRunsA35Release(t *testing.T) {
 	if testing.Short() {

@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${EVERETT_DEMO_OUT:-everett-out/etcd}
 n=${ETCD_UNIVERSES:-12}
-echo "== building the guest (Linux 6.1, etcd ${ETCD_VERSION:-as go.mod pins}, the disk; cached after the first time)"
+echo "== building the guest (Linux 6.1, etcd ${ETCD_VERSION:-at build.sh's default release}, the disk; cached after the first time)"
 sh guest-images/examples/etcd/build.sh >/dev/null
 echo "== everett explore guest-images/examples/etcd/spec.yaml --seed 1 --universes $n"
 rc=0

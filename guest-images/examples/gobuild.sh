@@ -6,9 +6,11 @@
 # /init (with /dev/console and mount points) by
 # guest-images/sdk/go/mkinitramfs. Prints the path of the archive.
 #
-# It also links the archive and the guest kernel (guest-images/linux/
-# build-kernel.sh) into build/examples/NAME/ at the top of the repository,
-# where the example's spec.yaml finds them.
+# It also links the archive, the guest kernel (guest-images/linux/
+# build-kernel.sh) and the program itself (build/examples/NAME/NAME, for
+# everett explore --linux, which brings its own init) into
+# build/examples/NAME/ at the top of the repository, where the example's
+# spec.yaml finds them.
 #
 # The archive is an uncompressed newc cpio (NAME-initramfs.cpio): the
 # kernel unpacks it without inflating, which saves about 30 million guest
@@ -51,12 +53,14 @@ key=$(
 out="$cache_root/$ex/$key"
 img="$out/$name"
 
-# link puts the archive and the kernel where spec.yaml expects them.
+# link puts the archive and the kernel where spec.yaml expects them, and
+# the program beside them.
 link() {
 	kernel=$(sh "$root/guest-images/linux/build-kernel.sh")
 	mkdir -p "$root/build/examples/$ex"
 	ln -sf "$kernel" "$root/build/examples/$ex/Image"
 	ln -sf "$img" "$root/build/examples/$ex/$name"
+	ln -sf "$out/$ex" "$root/build/examples/$ex/$ex"
 }
 
 if [ -f "$img" ]; then
