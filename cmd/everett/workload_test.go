@@ -89,3 +89,24 @@ func TestRunLinuxExitsWithTheProgramsCodeAndPassesItsArguments(t *testing.T) {
 		t.Fatalf("run --linux exited %d:\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+func TestExploreLinuxFindsTheSeqlockTornReadFromTheGoProgramAsItIs(t *testing.T) {
+	prog := exampleProgram(t, "seqlock", "seqlock")
+	// 2026-12-04: universe 4 from seed 1. Its SDK assertion fails from a
+	// user process under everett's init.
+	exploreAndReplay(t, "assertion: always: a reader sees one version of the record", "40", prog)
+}
+
+func TestExploreLinuxFindsTheUnfencedHandoffOnlyUnderRVWMO(t *testing.T) {
+	prog := exampleProgram(t, "handoff", "handoff-linux")
+	// 2026-12-04: universe 2 from seed 1 under rvwmo.
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "explore", "--linux", "--smp", "2", "--memory-model", "rvwmo", "--seed", "1", "--universes", "20", "--stop-on-failure", "--out", out, prog)
+	if code != 1 || !strings.Contains(stdout, "signal: handoff-linux killed by SIGABRT") {
+		t.Fatalf("explore exited %d:\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "explore", "--linux", "--smp", "2", "--seed", "1", "--universes", "20", "--out", t.TempDir(), prog)
+	if code != 0 {
+		t.Fatalf("under sc, explore exited %d:\n%s\n%s", code, stdout, stderr)
+	}
+}
