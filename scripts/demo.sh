@@ -28,3 +28,11 @@ tail = r["console_tails"][r["failure"]["node"]].splitlines()
 print("\n".join(l for l in tail if l.startswith("kv:"))[-1500:])
 PY
 echo "Reports and summary: $out/ (bisect, shrink and replay them with everett bisect|shrink|replay)."
+
+# Your own program: an ordinary static riscv64 Linux binary, explored as it
+# is (README.md, "Your program under everett"). Build the C example so that
+# the command below works as printed.
+make -s -C guest-images/examples/tickets >/dev/null
+echo
+echo "Next, your own program (a static riscv64 Linux binary), e.g. the tickets example just built:"
+echo "  bin/everett explore --linux --smp 2 build/examples/tickets/tickets"
