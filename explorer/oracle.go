@@ -232,13 +232,14 @@ func (s *sink) Assert(kind sdk.Kind, cond bool, msg string, hart int) {
 // Random implements sdk.Sink: guest randomness comes from the node's PRNG.
 func (s *sink) Random() uint64 { return s.u.nodes[s.node].b.PRNG.Uint64() }
 
-// SetupComplete implements sdk.Sink. With workloads, the setup is
-// complete when every node's init has called it (just before it starts
-// the workload).
+// SetupComplete implements sdk.Sink. When everett's init marks the
+// setup point (a workload's default), the setup is complete once every
+// workload node's init has called it, just before it starts the
+// workload; otherwise at the first call, from any node.
 func (s *sink) SetupComplete(int) {
 	u := s.u
 	u.nodes[s.node].ready = true
-	if u.spec.hasWorkload() {
+	if u.spec.initSetup {
 		for i, n := range u.nodes {
 			if u.spec.workload[i] != workloadNone && !n.ready {
 				return
@@ -337,6 +338,11 @@ func deadlockWho(e *sdk.Event) string {
 // and the chaos phase lasts.
 func (s *sink) KillNext(n int, _ int) uint64 {
 	u := s.u
+	if u.stopAtSetup {
+		// The boot universe: its forks draw the kills from their own
+		// seeds, so the init asks again in 10 ms, past the setup point.
+		return 10_000<<8 | 0xff
+	}
 	now := u.now()
 	end := u.chaosEnd()
 	if u.kills >= u.plan.Kills || now+1000 >= end || u.liveStart != 0 {

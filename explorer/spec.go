@@ -43,6 +43,9 @@ type Spec struct {
 	symtabs     [][]*symtab    // per node (see loadSymbols); read-only once built
 	engine      emu.Engine     // runs every node's guest code (SetEngine)
 	workload    []workloadKind // per node: run by everett's init?
+	// initSetup: the setup point is everett's init's setup_complete on
+	// every workload node (setup.at was not given).
+	initSetup bool
 }
 
 // workloadKind says whether a node runs a workload under everett's init,
@@ -114,6 +117,7 @@ type NodeSpec struct {
 	Files  map[string]string `yaml:"files" json:"files,omitempty"`   // host path: guest path
 	Rootfs string            `yaml:"rootfs" json:"rootfs,omitempty"` // a folder, a tar archive, or an OCI image
 	Env    map[string]string `yaml:"env" json:"env,omitempty"`
+	Mounts []Mount           `yaml:"mounts" json:"mounts,omitempty"`
 }
 
 // NetworkSpec is the simulated switch.
@@ -496,10 +500,24 @@ func (s *Spec) validate() error {
 			names = append(names, name)
 		}
 	}
+	s.initSetup = len(workloads) > 0 && s.Setup.At == ""
 	for _, w := range workloads {
-		im, syms, err := s.workloadImage(w.field, w.spec, names)
-		if err != nil {
-			return err
+		// One image for the nodes of a NodeSpec, or one per node when
+		// its workload says "{i}".
+		perNode := w.spec.mentionsIndex()
+		var im *board.Image
+		var syms []string
+		for k := 0; k < w.count; k++ {
+			if k > 0 && !perNode {
+				s.nodes[w.first+k].Initrd = im
+				continue
+			}
+			var err error
+			im, syms, err = s.workloadImage(w.field, w.spec.forNode(w.first+k), names)
+			if err != nil {
+				return err
+			}
+			s.nodes[w.first+k].Initrd = im
 		}
 		for _, p := range syms {
 			if !slices.Contains(w.spec.Symbols, p) {
@@ -511,7 +529,6 @@ func (s *Spec) validate() error {
 			tasks = tasks || p.Restart == RestartNo
 		}
 		for k := 0; k < w.count; k++ {
-			s.nodes[w.first+k].Initrd = im
 			s.workload[w.first+k] = workloadServices
 			if tasks {
 				s.workload[w.first+k] = workloadTasks

@@ -70,7 +70,7 @@ var SpecReference = []SpecField{
 	{"nodes[].elf", "path", "none", "a bare-metal program (not with kernel, run or rootfs); paths are relative to the spec's folder, ${VAR} is replaced by an environment variable that must be set"},
 	{"nodes[].kernel", "path", "the bundled kernel (built and cached on first use)", "a Linux kernel Image (not with elf)"},
 	{"nodes[].initrd", "path", "none", "an initramfs of your own, with your own init (not with run, files or rootfs: everett then builds the initramfs)"},
-	{"nodes[].run", "list", "[]", `what everett's init runs on the node: one program and its arguments ([./prog, arg, ...]; a host file, relative to the spec's folder, a static riscv64 Linux program), or a list of processes {name, cmd, env, dir, restart}; every exit, signal and deadlock is reported to the explorer`},
+	{"nodes[].run", "list", "[]", `what everett's init runs on the node ("{i}" in cmd, env, dir and name is the node's index): one program and its arguments ([./prog, arg, ...]; a host file, relative to the spec's folder, a static riscv64 Linux program), or a list of processes {name, cmd, env, dir, restart}; every exit, signal and deadlock is reported to the explorer`},
 	{"nodes[].run[].name", "string", "the program's base name", "the process's name in reports"},
 	{"nodes[].run[].cmd", "list of strings", "the rootfs image's entrypoint and cmd", "argv: without a rootfs argv[0] is a host file; with one, a path in it or a name found in PATH (./ or ../ still name host files)"},
 	{"nodes[].run[].env", "map", "{}", "environment variables of this process, over the node's env"},
@@ -78,6 +78,9 @@ var SpecReference = []SpecField{
 	{"nodes[].run[].restart", "string", "no", "no: a task, the run waits for it to exit 0; on-failure or always: a service, restarted 100ms after it ends (at most 10 times)"},
 	{"nodes[].files", "map", "{}", "host files and folders to add: {host path: guest path}"},
 	{"nodes[].rootfs", "path", "none", "the root filesystem: a folder, a tar archive, or an OCI image (docker save archive, OCI layout or its tar; linux/riscv64), whose entrypoint, cmd, env and working directory are used unless run says otherwise"},
+	{"nodes[].mounts[].dev", "path", "none", "a block device everett's init mounts before it starts the workload (the node's disk is /dev/vda)"},
+	{"nodes[].mounts[].dir", "path", "none", "where it is mounted (created when missing)"},
+	{"nodes[].mounts[].fs", "string", "none", "its file system type (ext4)"},
 	{"nodes[].env", "map", "{}", "environment variables of every process of the node (beside EVERETT_NODE, EVERETT_NODES, EVERETT_NODE_NAME, EVERETT_ADDR and EVERETT_PEERS, which everett sets)"},
 	{"nodes[].bios", "path", "/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin", "the firmware of a Linux node (OpenSBI fw_dynamic)"},
 	{"nodes[].append", "string", `"console=ttyS0"`, `the kernel command line; "{i}" is replaced by the node's index`},
@@ -121,7 +124,7 @@ var SpecReference = []SpecField{
 	{"search.corpus", "int", "32", "snapshots of interesting states kept to fork from, 1..1024"},
 	{"search.fork_percent", "int", "50", "percent of universes forked from a corpus snapshot rather than started as roots, 1..100 (0: the default)"},
 
-	{"setup.at", "string", "init (Linux), sdk (workloads: everett's init calls it before it starts them), off (bare metal)", `the setup point: init (every node has entered user mode), sdk (the guest's setup_complete), or off (every universe boots); "setup: sdk" alone means {at: sdk}`},
+	{"setup.at", "string", "init (Linux), sdk (workloads: everett's init marks it on every node just before it starts the workload; given explicitly, the workload's own setup_complete marks it), off (bare metal)", `the setup point: init (every node has entered user mode), sdk (the guest's setup_complete), or off (every universe boots); "setup: sdk" alone means {at: sdk}`},
 	{"setup.perturb", "bool", "false", "apply faults and schedule perturbation during the boot (the boot universe draws its plan from setup.seed)"},
 	{"setup.seed", "int", "0", "the boot universe's seed"},
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -39,6 +41,69 @@ type Process struct {
 	// Restart is no (a task: the run waits for it; the default),
 	// on-failure or always (a service: restarted when it ends).
 	Restart string `yaml:"restart" json:"restart,omitempty"`
+}
+
+// Mount is a file system everett's init mounts before it starts the
+// workload: the node's disk, say ({dev: /dev/vda, dir: /data, fs: ext4}).
+type Mount struct {
+	Dev string `yaml:"dev" json:"dev"`
+	Dir string `yaml:"dir" json:"dir"`
+	FS  string `yaml:"fs" json:"fs"`
+}
+
+// mentionsIndex reports whether "{i}" appears in the node's run, env or
+// mounts: then each of its count nodes gets an initramfs of its own.
+func (n *NodeSpec) mentionsIndex() bool {
+	has := func(v string) bool { return strings.Contains(v, "{i}") }
+	for _, p := range n.Run {
+		if slices.ContainsFunc(p.Cmd, has) || has(p.Dir) || has(p.Name) {
+			return true
+		}
+		for _, v := range p.Env {
+			if has(v) {
+				return true
+			}
+		}
+	}
+	for _, v := range n.Env {
+		if has(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// forNode is the node spec with "{i}" replaced by node index idx in its
+// run (cmd, env, dir, name) and env.
+func (n *NodeSpec) forNode(idx int) *NodeSpec {
+	if !n.mentionsIndex() {
+		return n
+	}
+	i := strconv.Itoa(idx)
+	sub := func(v string) string { return strings.ReplaceAll(v, "{i}", i) }
+	subMap := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			out[k] = sub(v)
+		}
+		return out
+	}
+	c := *n
+	c.Env = subMap(n.Env)
+	c.Run = make(Processes, len(n.Run))
+	for k, p := range n.Run {
+		q := p
+		q.Name, q.Dir, q.Env = sub(p.Name), sub(p.Dir), subMap(p.Env)
+		q.Cmd = make([]string, len(p.Cmd))
+		for j, a := range p.Cmd {
+			q.Cmd[j] = sub(a)
+		}
+		c.Run[k] = q
+	}
+	return &c
 }
 
 // Restart policies.
@@ -165,6 +230,12 @@ func (n *NodeSpec) validateWorkload(f string) error {
 	for k := range n.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return specErr(f+".env", "%q is not a variable name", k)
+		}
+	}
+	for k, m := range n.Mounts {
+		mf := fmt.Sprintf("%s.mounts[%d]", f, k)
+		if !path.IsAbs(m.Dev) || !path.IsAbs(m.Dir) || path.Clean(m.Dir) == "/" || m.FS == "" {
+			return specErr(mf, "{dev: %q, dir: %q, fs: %q}: want an absolute device, an absolute folder other than / and a file system type", m.Dev, m.Dir, m.FS)
 		}
 	}
 	for host, guest := range n.Files {

@@ -33,6 +33,10 @@ type initConfig struct {
 	Processes []initProcess `json:"processes"`
 	Deadlock  initDeadlock  `json:"deadlock"`
 	Kills     bool          `json:"kills"`
+	Mounts    []Mount       `json:"mounts,omitempty"`
+	// SetupComplete: the init marks the setup point (false: the
+	// workload does, with the SDK).
+	SetupComplete bool `json:"setup_complete"`
 }
 
 type initNode struct {
@@ -148,6 +152,8 @@ func (s *Spec) workloadImage(f string, n *NodeSpec, names []string) (*board.Imag
 	}
 	cfg.Deadlock = initDeadlock{Check: true, StallNs: s.Oracles.Deadlock.Ns()}
 	cfg.Kills = s.Faults.Kills == nil || *s.Faults.Kills > 0
+	cfg.Mounts = n.Mounts
+	cfg.SetupComplete = s.Setup.At == ""
 	js, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return nil, nil, err

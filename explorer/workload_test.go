@@ -368,3 +368,36 @@ func TestFilesRootfsEnvAndDirReachTheProcess(t *testing.T) {
 		})
 	}
 }
+
+func TestEachNodeOfACountGetsItsIndexInItsCommandAndEnvironment(t *testing.T) {
+	prog := workloadProgram(t, "check")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data", "x"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(prog, filepath.Join(dir, "check")); err != nil {
+		t.Fatal(err)
+	}
+	yaml := `nodes:
+  - name: "n{i}"
+    count: 2
+    files: {./data: /d}
+    env: {ME: "node {i}"}
+    run: [./check, /d/x, x, ME, "node {i}", /]
+faults: {swarm: false}
+budgets: {time: 5s}
+`
+	s, err := ParseSpec([]byte(yaml), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := s.Boards()[0].Initrd, s.Boards()[1].Initrd; a.SHA256 == b.SHA256 {
+		t.Fatal("the two nodes share an initramfs though their commands differ")
+	}
+	if res := exploreOne(t, s, 1); len(res.Failures) != 0 {
+		t.Fatalf("failures %v: %s", signatures(res), res.Failures[0].Failure.Process.Output)
+	}
+}

@@ -27,7 +27,8 @@
 // read up to MaxEvent bytes; kill_next asks when to kill which service (a
 // fault the explorer draws): 0 means no more kills, otherwise kill
 // service index (0 <= index < n) delay_us virtual microseconds from the
-// call, then ask again.
+// call, then ask again; index 255 means no kill now, ask again after
+// delay_us (the boot universe, whose forks draw their own kills).
 //
 // An unknown operation returns -38 (ENOSYS) in a0. A message that cannot be
 // read (a bad pointer) is reported as "<unreadable message>"; messages are

@@ -35,6 +35,10 @@ type workload struct {
 	Deadlock  deadlockSpec  `json:"deadlock"`
 	Kills     bool          `json:"kills"`
 	Mounts    []mountSpec   `json:"mounts"`
+	// SetupComplete: the init calls the SDK's setup_complete just before
+	// it starts the processes (absent: true); false when the workload
+	// marks its own setup point (a spec's explicit setup: sdk).
+	SetupComplete *bool `json:"setup_complete"`
 }
 
 // nodeSpec is one node of the universe.

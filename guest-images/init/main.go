@@ -106,8 +106,10 @@ func runInit(con *console) (code int) {
 	// millisecond of virtual time on one node), so that each runs the
 	// whole workload under its own schedule. The pause keeps the workload
 	// from starting before that snapshot.
-	everett.SetupComplete()
-	time.Sleep(setupPause)
+	if w.SetupComplete == nil || *w.SetupComplete {
+		everett.SetupComplete()
+		time.Sleep(setupPause)
+	}
 	start := time.Now()
 	s := newSupervisor(h, con, sys, func() time.Duration { return time.Since(start) }, specs)
 	s.kills = w.Kills

@@ -418,10 +418,11 @@ func (s *supervisor) askKill() {
 		return
 	}
 	delay, i, ok := s.host.KillNext(len(s.services))
-	if !ok || i < 0 || i >= len(s.services) {
+	if !ok || i < -1 || i >= len(s.services) {
 		s.kills = false
 		return
 	}
+	// i = -1: no kill now, ask again after delay.
 	s.killPending, s.killAt, s.killIndex = true, s.clock()+delay, i
 }
 
@@ -429,6 +430,10 @@ func (s *supervisor) askKill() {
 // and asks for the next kill.
 func (s *supervisor) carryOutKill() {
 	s.killPending = false
+	if s.killIndex < 0 {
+		s.askKill() // the host had not drawn the kills yet
+		return
+	}
 	p := s.services[s.killIndex]
 	if p.state != running {
 		s.con.say("kill fault: %s is not running; nothing to kill", p.spec.name)
@@ -445,7 +450,7 @@ func (s *supervisor) carryOutKill() {
 // quiet reports whether the init has nothing pending that would change
 // the workload.
 func (s *supervisor) quiet() bool {
-	if s.killPending {
+	if s.killPending && s.killIndex >= 0 {
 		return false
 	}
 	for _, p := range s.procs {

@@ -183,13 +183,20 @@ func KillNext(n int) (delay time.Duration, index int, ok bool) {
 // breaks the protocol (an index out of range, a zero delay) also mean no
 // more kills. A delay too long for a time.Duration is cut to the longest
 // one.
+// askAgain is kill_next's index for "no kill now, ask again after the
+// delay" (the host has not drawn this universe's faults yet: its setup
+// point is still ahead).
+const askAgain = 0xff
+
 func decodeKillNext(r uint64, n int) (delay time.Duration, index int, ok bool) {
 	if r == 0 || int64(r) < 0 {
 		return 0, 0, false
 	}
 	index = int(r & 0xff)
 	us := r >> 8
-	if index >= n || us == 0 {
+	if index == askAgain && us != 0 {
+		index = -1 // no kill now: ask again after the delay
+	} else if index >= n || us == 0 {
 		return 0, 0, false
 	}
 	if us > math.MaxInt64/uint64(time.Microsecond) {

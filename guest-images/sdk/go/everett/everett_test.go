@@ -21,6 +21,8 @@ func TestKillNextDecodesTheDelayAndTheIndexAndRejectsWhatBreaksTheProtocol(t *te
 		{"ENOSYS from a host without the operation", uint64(math.MaxUint64 - 37), 3, 0, 0, false},
 		{"an index out of range", 5<<8 | 3, 3, 0, 0, false},
 		{"a zero delay", 2, 3, 0, 0, false},
+		{"ask again after 10ms", 10000<<8 | 0xff, 3, 10 * time.Millisecond, -1, true},
+		{"ask again without a delay breaks the protocol", 0xff, 3, 0, 0, false},
 		{"a delay longer than a Duration holds", (1<<55 - 1) << 8, 1, math.MaxInt64, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
