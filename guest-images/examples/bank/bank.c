@@ -91,7 +91,7 @@ static int transfer(int from, int to, long amount)
  * stretched over 2000 rounds (about 200,000 instructions). It is most of a
  * teller's time, which keeps the window between the two lock acquisitions
  * a tiny part of a run: under qemu-riscv64-static (2026-12-04) a run
- * deadlocks about 1 time in 300 with 200 rounds, and once in 1600 runs
+ * deadlocks about 1 time in 300 with 200 rounds, and twice in 2400 runs
  * with 2000 (README.md). */
 static unsigned long verify(const struct request *r)
 {
