@@ -60,14 +60,31 @@ type comm struct {
 	pages    []*[leafPages]commPage // by RAM page, in leaves made on first use
 	fine     []*commLines           // pages tracked by line (commPage.line - 1 indexes it)
 	events   uint64                 // communication events so far
+	eligible uint64                 // events that passed UserOnly's filter (its PCT change points count these)
 	preempts int                    // preemptions taken under the current schedule
 	counts   []uint8                // per pair slot: events seen (saturating)
 	rng      *PRNG                  // preemption decisions: a stream of its own
 	changes  []uint64               // pct: event numbers at which to preempt, ascending
 	resume   []uint64               // per hart: descheduled until this virtual time
 	skip     []uint64               // per hart: steps+1 of the access that yielded (0: none)
+	hold     []holdState            // per hart: the access a Hold preemption stopped
+	holds    int                    // harts with a hold (hold[i].until != 0)
 	noYield  bool                   // inside an access that must not be split
 }
+
+// holdState is a hart's hold (SchedConfig.Hold): the access it was
+// stopped before, in which address space, and until when at most.
+type holdState struct {
+	until uint64 // virtual time the hold ends at the latest (0: no hold)
+	pc    uint64
+	satp  uint64
+	since uint64 // the machine's instruction count when the hold began
+}
+
+// holdIdle is the instruction count under which a hold that ends because
+// nothing else could run did not hold anything back: its preemption goes
+// back to the budget.
+const holdIdle = 1000
 
 // TrackCommunication turns communication tracking on or off. It does
 // nothing on a one-hart machine (no hart can communicate). Turning it on
@@ -84,6 +101,7 @@ func (m *Machine) TrackCommunication(on bool) {
 		c.counts = make([]uint8, commCountSlots)
 		c.resume = make([]uint64, n)
 		c.skip = make([]uint64, n)
+		c.hold = make([]holdState, n)
 		c.rng = NewPRNG(m.sched.cfg.Seed ^ 0xc0117)
 	}
 	// Entries filled without ownership must go.
@@ -271,19 +289,60 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	return true
 }
 
+// syncPoint is an LR or AMO of h in U-mode under SchedConfig.SyncPoints:
+// a preemption point whether or not another hart touched its data. It
+// returns false when the policy preempts h before it (h.yield is set);
+// the access runs when h does again.
+func (m *Machine) syncPoint(h *Hart) bool {
+	c := &m.comm
+	if c.skip[h.ID] == h.steps+1 || c.noYield {
+		return true // the access that yielded, retried (commEvent clears skip)
+	}
+	if rs := m.sched.ranges; len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
+		return true // the runtime's own, not the program's
+	}
+	slot := pairKey(0, h.pc) & (commCountSlots - 1)
+	seen := c.counts[slot]
+	if m.preemptAt(h, seen) {
+		return false
+	}
+	if seen != 255 {
+		c.counts[slot] = seen + 1
+	}
+	return true
+}
+
 // preemptAt decides whether to preempt h at a communication event whose
 // pair was seen before seen times, and if so deschedules it.
 func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 	c := &m.comm
 	cfg := &m.sched.cfg
-	if !cfg.Comm || c.preempts >= cfg.Preemptions || cfg.UserOnly && h.priv != PrivU {
+	if !cfg.Comm {
 		return false
+	}
+	if hd := &c.hold[h.ID]; hd.until > m.Now() && hd.pc == h.pc && hd.satp == h.satp && h.priv == PrivU {
+		// The held access again, after an interrupt let the hart into
+		// the kernel: the thread is still held.
+		c.skip[h.ID] = h.steps + 1
+		c.resume[h.ID] = hd.until
+		h.yield = true
+		return true
+	}
+	if c.preempts >= cfg.Preemptions || cfg.UserOnly && (h.priv != PrivU || h.satp == m.sched.own) {
+		return false
+	}
+	n := c.events
+	if cfg.UserOnly {
+		// The workload's events only: the kernel's would place most
+		// change points before the program's first shared access.
+		n = c.eligible
+		c.eligible++
 	}
 	yes := false
 	if cfg.Mode == SchedPCT {
 		// Change points are event numbers: the hart that reaches one
 		// drops to the lowest priority.
-		for len(c.changes) > 0 && c.changes[0] <= c.events {
+		for len(c.changes) > 0 && c.changes[0] <= n {
 			c.changes = c.changes[1:]
 			yes = true
 		}
@@ -310,8 +369,63 @@ func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 		d += c.rng.Uint64() % (cfg.YieldMax - cfg.YieldMin + 1)
 	}
 	c.resume[h.ID] = m.Now() + d
+	if cfg.Hold && h.priv == PrivU {
+		if c.hold[h.ID].until == 0 {
+			c.holds++
+		}
+		c.hold[h.ID] = holdState{until: c.resume[h.ID], pc: h.pc, satp: h.satp, since: m.icount}
+	}
 	h.yield = true
 	return true
+}
+
+// releaseHolds ends holds at the start of a round (SchedConfig.Hold).
+// When no other hart can run (each waits in WFI, is halted or sits out),
+// the hart held first goes on: in PCT's terms the later holds have the
+// lower priorities. If nothing ran while it was held, its preemption goes
+// back to the budget. A held hart with an interrupt pending other than its
+// timer (an IPI) runs as well, keeping its hold for when it comes back to
+// the access. Holds past their bound end.
+func (m *Machine) releaseHolds() {
+	c := &m.comm
+	if c.holds == 0 {
+		return
+	}
+	now := m.now
+	idle := true
+	first := -1
+	for _, h := range m.harts {
+		hd := &c.hold[h.ID]
+		if hd.until != 0 && hd.until <= now {
+			*hd = holdState{}
+			c.holds--
+		}
+		switch {
+		case hd.until != 0 && c.resume[h.ID] > now:
+			if first < 0 || hd.since < c.hold[first].since {
+				first = h.ID
+			}
+		case h.halted, c.resume[h.ID] > now, h.waiting && !h.wakeable():
+		default:
+			idle = false
+		}
+	}
+	if idle && first >= 0 {
+		hd := &c.hold[first]
+		if m.icount-hd.since < holdIdle && c.preempts > 0 {
+			c.preempts--
+		}
+		*hd = holdState{}
+		c.holds--
+		c.resume[first] = now
+		return
+	}
+	for _, h := range m.harts {
+		hd := &c.hold[h.ID]
+		if hd.until != 0 && c.resume[h.ID] > now && h.pendingMIP()&h.mie&(MipMSIP|MipSSIP) != 0 {
+			c.resume[h.ID] = now
+		}
+	}
 }
 
 // commSchedule starts the tracker's part of a new schedule: a fresh
@@ -324,10 +438,18 @@ func (m *Machine) commSchedule() {
 	cfg := &m.sched.cfg
 	c.preempts = 0
 	c.rng = NewPRNG(cfg.Seed ^ 0xc0117)
+	if !cfg.Hold {
+		clear(c.hold)
+		c.holds = 0
+	}
 	c.changes = c.changes[:0]
 	if cfg.Comm && cfg.Mode == SchedPCT && cfg.EventSpan > 0 {
+		from := c.events
+		if cfg.UserOnly {
+			from = c.eligible
+		}
 		for i := 0; i < cfg.Depth; i++ {
-			c.changes = append(c.changes, c.events+c.rng.Uint64()%cfg.EventSpan)
+			c.changes = append(c.changes, from+c.rng.Uint64()%cfg.EventSpan)
 		}
 		slices.Sort(c.changes)
 	}
@@ -393,6 +515,7 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 		}
 	}
 	e.U64(c.events)
+	e.U64(c.eligible)
 	e.Int(c.preempts)
 	nc := 0
 	for _, v := range c.counts {
@@ -415,6 +538,10 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 	for i := range m.harts {
 		e.U64(c.resume[i])
 		e.U64(c.skip[i])
+		e.U64(c.hold[i].until)
+		e.U64(c.hold[i].pc)
+		e.U64(c.hold[i].satp)
+		e.U64(c.hold[i].since)
 	}
 }
 
@@ -473,6 +600,7 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 		d.Fail("%d pages tracked by line, %d saved", len(c.fine), nf)
 	}
 	c.events = d.U64()
+	c.eligible = d.U64()
 	c.preempts = d.Int()
 	nc := d.Len(commCountSlots)
 	for i := 0; i < nc && d.Err() == nil; i++ {
@@ -494,6 +622,10 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 	for i := range m.harts {
 		c.resume[i] = d.U64()
 		c.skip[i] = d.U64()
+		c.hold[i] = holdState{until: d.U64(), pc: d.U64(), satp: d.U64(), since: d.U64()}
+		if c.hold[i].until != 0 {
+			c.holds++
+		}
 	}
 	if c.preempts < 0 || c.preempts > MaxPreemptions {
 		d.Fail("communication preemptions %d", c.preempts)

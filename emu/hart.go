@@ -207,6 +207,9 @@ type Hart struct {
 	// LR/SC reservation (Unprivileged §8.2).
 	resValid bool
 	resAddr  uint64
+	// syncAMO: LRs and AMOs are preemption points (SchedConfig.SyncPoints,
+	// in U-mode): translated code leaves to Hart.amo before each.
+	syncAMO bool
 
 	w *hartWMO // pending accesses under rvwmo (wmo.go); nil under sc
 
@@ -431,6 +434,7 @@ func (h *Hart) flushLoadTLBPage(ppn uint64) { h.dropPage(false, ppn) }
 // for one effective data privilege (and SUM), so a change of mode never
 // needs a flush.
 func (h *Hart) updateMode() {
+	h.syncAMO = h.priv == PrivU && h.m != nil && h.m.sched.cfg.SyncPoints
 	h.dataPriv = h.priv
 	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
 		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)

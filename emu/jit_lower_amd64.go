@@ -74,6 +74,7 @@ const (
 	offLineWriter = int32(unsafe.Offsetof(commPage{}.writer))
 	offLineReads  = int32(unsafe.Offsetof(commPage{}.readers))
 	offResVal     = int32(unsafe.Offsetof(Hart{}.resValid))
+	offSyncAMO    = int32(unsafe.Offsetof(Hart{}.syncAMO))
 	offResAddr    = int32(unsafe.Offsetof(Hart{}.resAddr))
 	offJCCtx      = int32(unsafe.Offsetof(jcEntry{}.ctx))
 	offJCJit      = int32(unsafe.Offsetof(jcEntry{}.jit))
@@ -1369,6 +1370,10 @@ func (l *lowering) amo(o *op, k int) {
 	a.movRR(rcx, rax)
 	a.aluRI32(aluAnd, rcx, int32(size-1))
 	a.jcc(ccNE, leave) // misaligned: the interpreter raises it
+	if !sc {
+		a.cmpMI8(at(rH, offSyncAMO), 0)
+		a.jcc(ccNE, leave) // a preemption point: Hart.amo decides
+	}
 	l.tlbProbe(tlb, size, k)
 	at0 := at(rax, 0)
 	if lr || sc {

@@ -530,6 +530,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			if m.stopped {
 				break
 			}
+			m.releaseHolds()
 			if until != 0 && m.now >= until {
 				m.stop(StopTime)
 				break

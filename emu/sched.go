@@ -74,8 +74,60 @@ type SchedConfig struct {
 	// UserOnly limits those preemptions to harts in U-mode: the accesses
 	// of a workload's threads to their own shared data, not the kernel's
 	// locks and run queues, which on a Linux node are most events and
-	// would spend the budget before the program's first race.
+	// would spend the budget before the program's first race. Nor are
+	// harts preempted in the address space the guest marked its own
+	// (Hart.OwnSpace: everett's init).
 	UserOnly bool
+	// Hold makes those preemptions PCT's low priority over threads: a
+	// hart preempted in U-mode sits out not for a drawn stretch but until
+	// every other hart waits in WFI, is halted or is held too (nothing
+	// else can run), or YieldMin..YieldMax passes (a bound for programs
+	// that spin). An interrupt for the held hart (an IPI another hart
+	// waits on) lets it run in the kernel; if it comes back to the same
+	// access of the same address space, it is held again. Linux moves the
+	// held hart's other threads to harts that go idle, so what is held
+	// back is the one thread at the access the search chose, for however
+	// long the others take.
+	Hold bool
+	// SyncPoints makes every LR and AMO in U-mode (outside the own
+	// space) a preemption point as well, whether or not another hart
+	// touched its data yet: the lock a thread takes is where it can be
+	// held back before the thread it races with even exists. They count
+	// as events for the change points and the odds; needs Comm and
+	// UserOnly. Machine.SetSyncRanges may limit them to a program's own
+	// code.
+	SyncPoints bool
+}
+
+// SetSyncRanges limits the synchronization points of SchedConfig.SyncPoints
+// to LRs and AMOs whose pc, or whose return address (ra: a lock function
+// the program called), lies in one of the [lo, hi) ranges rs, sorted and
+// disjoint: the program's own code, not its runtime's. No ranges (the
+// default): every LR and AMO in U-mode. The ranges are state, saved with
+// the scheduler; they stay across SetSchedule.
+func (m *Machine) SetSyncRanges(rs [][2]uint64) error {
+	if err := checkRanges(rs); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	m.sched.ranges = slices.Clone(rs)
+	return nil
+}
+
+// MaxSyncRanges bounds Machine.SetSyncRanges.
+const MaxSyncRanges = 1 << 14
+
+// inRanges reports whether pc lies in one of the sorted ranges rs.
+func inRanges(rs [][2]uint64, pc uint64) bool {
+	i, _ := slices.BinarySearchFunc(rs, pc, func(r [2]uint64, pc uint64) int {
+		switch {
+		case r[1] <= pc:
+			return -1
+		case r[0] > pc:
+			return 1
+		}
+		return 0
+	})
+	return i < len(rs) && rs[i][0] <= pc && pc < rs[i][1]
 }
 
 // MaxPCTDepth bounds the change points of a PCT schedule.
@@ -85,12 +137,20 @@ const MaxPCTDepth = 64
 type sched struct {
 	cfg     SchedConfig
 	rng     *PRNG
-	order   []int    // hart indices in this round's turn order
-	stall   []uint64 // per hart: slots of its turn before it stalls (0: none)
-	prio    []int    // pct: priority per hart (higher runs first)
-	changes []uint64 // pct: pending change points, ascending icounts
-	low     int      // pct: next lowest priority to hand out
+	order   []int       // hart indices in this round's turn order
+	stall   []uint64    // per hart: slots of its turn before it stalls (0: none)
+	prio    []int       // pct: priority per hart (higher runs first)
+	changes []uint64    // pct: pending change points, ascending icounts
+	low     int         // pct: next lowest priority to hand out
+	own     uint64      // satp of the address space the guest marked its own (OwnSpace; 0: none)
+	ranges  [][2]uint64 // synchronization points' ranges (SetSyncRanges; nil: all)
 }
+
+// OwnSpace marks the address space h runs in (its satp) as the guest
+// harness's own, not the workload's (the SDK's own_space, which everett's
+// init calls): under SchedConfig.UserOnly no preemption stops a hart in it.
+// One address space is remembered, the last marked.
+func (h *Hart) OwnSpace() { h.m.sched.own = h.satp }
 
 // SetSchedule installs a scheduling policy. Call it before Run (or right
 // after restoring a snapshot, to fork with a different schedule).
@@ -148,10 +208,30 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 		slices.Sort(s.changes)
 		s.low = 0
 	}
+	if c.SyncPoints && (!c.Comm || !c.UserOnly) {
+		return fmt.Errorf("%w: synchronization points need communication preemptions in user mode", ErrConfig)
+	}
 	if c.Comm {
 		m.TrackCommunication(true)
 	}
 	m.commSchedule()
+	for _, h := range m.harts {
+		h.updateMode()
+	}
+	return nil
+}
+
+// checkRanges checks that rs are sorted, disjoint, not empty and few
+// enough (Machine.SetSyncRanges).
+func checkRanges(rs [][2]uint64) error {
+	if len(rs) > MaxSyncRanges {
+		return fmt.Errorf("%d synchronization ranges (at most %d)", len(rs), MaxSyncRanges)
+	}
+	for i, r := range rs {
+		if r[1] <= r[0] || i > 0 && r[0] < rs[i-1][1] {
+			return fmt.Errorf("synchronization range %d [%#x, %#x) is empty or out of order", i, r[0], r[1])
+		}
+	}
 	return nil
 }
 
@@ -239,6 +319,13 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 	e.U64(s.cfg.YieldMin)
 	e.U64(s.cfg.YieldMax)
 	e.Bool(s.cfg.UserOnly)
+	e.Bool(s.cfg.Hold)
+	e.Bool(s.cfg.SyncPoints)
+	e.U64(uint64(len(s.ranges)))
+	for _, r := range s.ranges {
+		e.U64(r[0])
+		e.U64(r[1])
+	}
 	e.Bool(s.rng != nil)
 	if s.rng != nil {
 		s.rng.Save(e)
@@ -254,6 +341,7 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 		e.U64(c)
 	}
 	e.Int(s.low)
+	e.U64(s.own)
 	m.saveComm(e)
 }
 
@@ -274,6 +362,18 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	s.cfg.YieldMin = d.U64()
 	s.cfg.YieldMax = d.U64()
 	s.cfg.UserOnly = d.Bool()
+	s.cfg.Hold = d.Bool()
+	s.cfg.SyncPoints = d.Bool()
+	nr := d.Len(MaxSyncRanges)
+	s.ranges = nil
+	for i := 0; i < nr && d.Err() == nil; i++ {
+		s.ranges = append(s.ranges, [2]uint64{d.U64(), d.U64()})
+	}
+	if d.Err() == nil {
+		if err := checkRanges(s.ranges); err != nil {
+			d.Fail("%v", err)
+		}
+	}
 	if d.Bool() {
 		s.rng = NewPRNG(0)
 		if err := s.rng.Restore(d); err != nil {
@@ -307,6 +407,7 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 		s.changes = append(s.changes, d.U64())
 	}
 	s.low = d.Int()
+	s.own = d.U64()
 	if s.cfg.Preemptions < 0 || s.cfg.Preemptions > MaxPreemptions || s.cfg.YieldMax < s.cfg.YieldMin {
 		d.Fail("scheduler preemption settings")
 	}
@@ -315,6 +416,12 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	}
 	if err := m.restoreComm(d); err != nil {
 		return err
+	}
+	if s.cfg.SyncPoints && (!s.cfg.Comm || !s.cfg.UserOnly || !m.comm.on) {
+		d.Fail("synchronization points without communication tracking")
+	}
+	for _, h := range m.harts {
+		h.updateMode()
 	}
 	if s.cfg.Mode > SchedPCT || (s.cfg.Mode != SchedFixed && (s.cfg.QuantumMin == 0 || s.cfg.QuantumMax < s.cfg.QuantumMin || s.rng == nil)) {
 		d.Fail("scheduler configuration")

@@ -74,6 +74,9 @@ func (h *Hart) amo(o *op) int {
 		size = 4
 	}
 	va := x[o.rs1]
+	if h.syncAMO && o.kind != isa.SC_W && o.kind != isa.SC_D && !h.m.syncPoint(h) {
+		return stTrap // preempted before the access (h.yield says so)
+	}
 	if o.kind == isa.LR_W || o.kind == isa.LR_D {
 		pa, ok := h.translateAMO(va, size, accLoad)
 		if !ok {

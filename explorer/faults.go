@@ -203,6 +203,7 @@ func (u *Universe) restart(i int) {
 	sc.Seed = derive(n.spec.Seed, streamSched)
 	_ = n.b.SetMemoryModel(u.plan.Model)
 	_ = n.b.SetSchedule(sc)
+	_ = n.b.SetSyncRanges(u.spec.syncRangesOf(i, sc))
 	n.b.SkipTo(u.t)
 }
 

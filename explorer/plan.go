@@ -182,7 +182,8 @@ func drawPlan(s *Spec, root uint64) Plan {
 	yields := []uint64{500, 5_000, 50_000, 500_000}
 	np := preempts[r.Uint64()%uint64(len(preempts))]
 	od := odds[r.Uint64()%uint64(len(odds))]
-	es := eventSpans[r.Uint64()%uint64(len(eventSpans))]
+	ei := r.Uint64() % uint64(len(eventSpans))
+	es := eventSpans[ei]
 	y := yields[r.Uint64()%uint64(len(yields))]
 	if f := s.Faults.Preemptions; f != nil {
 		np = *f
@@ -219,8 +220,18 @@ func drawPlan(s *Spec, root uint64) Plan {
 		// only user-mode communication events preempt, so that the
 		// kernel's own (exec, clone, page faults) do not spend the budget
 		// before the program's first shared access.
+		// Those preemptions hold the thread back PCT-style (emu's
+		// SchedConfig.Hold): until nothing else can run, bounded by a
+		// thousand times the drawn stretch (0.25 ms to 1 s).
 		if r.Uint64()%3 != 0 && p.Sched.Comm {
-			p.Sched.UserOnly = true
+			c := &p.Sched
+			c.UserOnly, c.Hold, c.SyncPoints = true, true, true
+			c.YieldMin, c.YieldMax = c.YieldMin*1000, c.YieldMax*1000
+			if c.Mode == emu.SchedPCT {
+				// PCT's change points among the workload's own events,
+				// which a short program has tens or hundreds of.
+				c.EventSpan = []uint64{16, 64, 256, 1024, 4096}[ei]
+			}
 		}
 	}
 	return p

@@ -43,6 +43,7 @@ type Spec struct {
 	symtabs     [][]*symtab    // per node (see loadSymbols); read-only once built
 	engine      emu.Engine     // runs every node's guest code (SetEngine)
 	workload    []workloadKind // per node: run by everett's init?
+	syncRanges  [][][2]uint64  // per node: its workload's own code (syncranges.go; nil: all of user mode)
 	// initSetup: the setup point is everett's init's setup_complete on
 	// every workload node (setup.at was not given).
 	initSetup bool
@@ -501,6 +502,7 @@ func (s *Spec) validate() error {
 		}
 	}
 	s.initSetup = len(workloads) > 0 && s.Setup.At == ""
+	s.syncRanges = make([][][2]uint64, len(s.nodes))
 	for _, w := range workloads {
 		// One image for the nodes of a NodeSpec, or one per node when
 		// its workload says "{i}".
@@ -518,6 +520,14 @@ func (s *Spec) validate() error {
 				return err
 			}
 			s.nodes[w.first+k].Initrd = im
+			rs, err := nodeSyncRanges(syms)
+			if err != nil {
+				return specErr(w.field, "%v", err)
+			}
+			s.syncRanges[w.first+k] = rs
+		}
+		for k := 1; k < w.count && !perNode; k++ {
+			s.syncRanges[w.first+k] = s.syncRanges[w.first]
 		}
 		for _, p := range syms {
 			if !slices.Contains(w.spec.Symbols, p) {

@@ -289,6 +289,9 @@ func (u *Universe) reseed(seed uint64) {
 		if err := n.b.SetSchedule(sc); err != nil {
 			panic(fmt.Sprintf("explorer: schedule %+v: %v", sc, err)) // drawPlan only makes valid ones
 		}
+		if err := n.b.SetSyncRanges(u.spec.syncRangesOf(i, sc)); err != nil {
+			panic(fmt.Sprintf("explorer: synchronization ranges: %v", err)) // mergeRanges makes valid ones
+		}
 	}
 	u.drawFaults()
 }

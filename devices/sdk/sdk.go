@@ -20,6 +20,7 @@
 //	8   exit            a1 = exit code (0 = success)        (does not return)
 //	9   event           a2 = JSON, a3 = len                 0
 //	10  kill_next       a1 = killable services n            0, or delay_us<<8 | index
+//	11  own_space       -                                   0
 //
 // Operations 9 and 10 are the channel of everett's own init
 // (guest-images/init): event reports what happened to the workload's
@@ -29,6 +30,9 @@
 // service index (0 <= index < n) delay_us virtual microseconds from the
 // call, then ask again; index 255 means no kill now, ask again after
 // delay_us (the boot universe, whose forks draw their own kills).
+// own_space, also the init's, says that the calling address space is
+// everett's own and not the workload's: the search does not preempt its
+// threads (Caller.OwnSpace), so that its budget goes to the workload.
 //
 // An unknown operation returns -38 (ENOSYS) in a0. A message that cannot be
 // read (a bad pointer) is reported as "<unreadable message>"; messages are
@@ -49,6 +53,7 @@ const (
 	OpExit          = 8
 	OpEvent         = 9
 	OpKillNext      = 10
+	OpOwnSpace      = 11
 
 	// MaxMessage bounds the bytes read for one assertion message.
 	MaxMessage = 256
@@ -90,6 +95,9 @@ type Caller interface {
 	// ReadVirt reads guest virtual memory as a load at the hart's current
 	// privilege would; it returns an error instead of trapping.
 	ReadVirt(va uint64, b []byte) error
+	// OwnSpace marks the address space the hart runs in as everett's own
+	// (its init), not the workload's: the scheduler does not preempt it.
+	OwnSpace()
 }
 
 // Sink receives what the guest reports. Implementations must be cheap and
@@ -145,6 +153,9 @@ func Handle(c Caller, sink Sink) {
 			return
 		}
 		c.SetReg(10, sink.KillNext(int(n), c.HartID()))
+	case OpOwnSpace:
+		c.OwnSpace()
+		c.SetReg(10, 0)
 	default:
 		c.SetReg(10, uint64(enosys&0xffffffffffffffff))
 	}

@@ -7,9 +7,12 @@ import (
 )
 
 type fakeCaller struct {
-	regs [32]uint64
-	mem  map[uint64]byte
+	regs  [32]uint64
+	mem   map[uint64]byte
+	owned int
 }
+
+func (c *fakeCaller) OwnSpace() { c.owned++ }
 
 func (c *fakeCaller) HartID() int            { return 1 }
 func (c *fakeCaller) Reg(i int) uint64       { return c.regs[i] }

@@ -53,6 +53,8 @@ func runInit(con *console) (code int) {
 	mountBasics(con)
 	setupConsole()
 	sdkReady = true
+	// The search's preemptions are for the workload's threads, not ours.
+	everett.OwnSpace()
 
 	fail := func(code int, name string, err error) int {
 		msg := truncate(err.Error(), errorMessageBytesMax)
