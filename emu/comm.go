@@ -83,8 +83,14 @@ type holdState struct {
 
 // holdIdle is the instruction count under which a hold that ends because
 // nothing else could run did not hold anything back: its preemption goes
-// back to the budget.
-const holdIdle = 1000
+// back to the budget. holdWait is how long a hart must have waited in WFI
+// to count as one that cannot run: a thread that sleeps for a few
+// microseconds (a Go runtime's thief before it steals a goroutine, a
+// backoff) is about to run again.
+const (
+	holdIdle = 1000
+	holdWait = 100_000 // 100 µs of virtual time
+)
 
 // TrackCommunication turns communication tracking on or off. It does
 // nothing on a one-hart machine (no hart can communicate). Turning it on
@@ -298,9 +304,6 @@ func (m *Machine) syncPoint(h *Hart) bool {
 	if c.skip[h.ID] == h.steps+1 || c.noYield {
 		return true // the access that yielded, retried (commEvent clears skip)
 	}
-	if rs := m.sched.ranges; len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
-		return true // the runtime's own, not the program's
-	}
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	if m.preemptAt(h, seen) {
@@ -330,6 +333,9 @@ func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 	}
 	if c.preempts >= cfg.Preemptions || cfg.UserOnly && (h.priv != PrivU || h.satp == m.sched.own) {
 		return false
+	}
+	if rs := m.sched.ranges; cfg.UserOnly && len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
+		return false // the runtime's own, not the program's
 	}
 	n := c.events
 	if cfg.UserOnly {
@@ -405,7 +411,7 @@ func (m *Machine) releaseHolds() {
 			if first < 0 || hd.since < c.hold[first].since {
 				first = h.ID
 			}
-		case h.halted, c.resume[h.ID] > now, h.waiting && !h.wakeable():
+		case h.halted, c.resume[h.ID] > now, h.waiting && !h.wakeable() && now-h.waitAt >= holdWait:
 		default:
 			idle = false
 		}

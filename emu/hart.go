@@ -218,6 +218,7 @@ type Hart struct {
 	stallAt uint64 // local time at which the scheduler stalls the hart (0: never)
 	covPrev uint64 // coverage: hash of the previous block (not state)
 	waiting bool   // in WFI
+	waitAt  uint64 // virtual time the hart last began to wait in WFI
 	// peekWalk: the PTE addresses of the last debugger translation (Peek).
 	peekWalk [4]uint64
 	halted   bool // stopped by the machine (never started, or powered off)

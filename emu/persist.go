@@ -101,6 +101,7 @@ func (h *Hart) Save(e *hw.Encoder) {
 	e.Bool(h.inSlice)
 	e.U64(h.stallAt)
 	e.Bool(h.waiting)
+	e.U64(h.waitAt)
 	e.Bool(h.halted)
 }
 
@@ -147,6 +148,7 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 	h.inSlice = d.Bool()
 	h.stallAt = d.U64()
 	h.waiting = d.Bool()
+	h.waitAt = d.U64()
 	h.halted = d.Bool()
 	if err := d.Err(); err != nil {
 		return fmt.Errorf("hart %d: %w", h.ID, err)

@@ -99,11 +99,12 @@ type SchedConfig struct {
 	SyncPoints bool
 }
 
-// SetSyncRanges limits the synchronization points of SchedConfig.SyncPoints
-// to LRs and AMOs whose pc, or whose return address (ra: a lock function
-// the program called), lies in one of the [lo, hi) ranges rs, sorted and
-// disjoint: the program's own code, not its runtime's. No ranges (the
-// default): every LR and AMO in U-mode. The ranges are state, saved with
+// SetSyncRanges limits the preemptions of a UserOnly schedule (at
+// synchronization points and communication events) to accesses whose pc,
+// or whose return address (ra: a lock function the program called), lies
+// in one of the [lo, hi) ranges rs, sorted and disjoint: the program's own
+// code, not its runtime's. No ranges (the default): every access in
+// U-mode. The ranges are state, saved with
 // the scheduler; they stay across SetSchedule.
 func (m *Machine) SetSyncRanges(rs [][2]uint64) error {
 	if err := checkRanges(rs); err != nil {

@@ -39,6 +39,7 @@ func (h *Hart) system(o *op) {
 		// in wfi with sip.STIP pending and sie.STIE clear).
 		if !h.wakeable() {
 			h.waiting = true
+			h.waitAt = h.m.Now()
 		}
 	case isa.SFENCE_VMA:
 		if h.priv == PrivU || (h.priv == PrivS && h.mstatus&mstatusTVM != 0) {

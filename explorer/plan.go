@@ -194,14 +194,17 @@ func drawPlan(s *Spec, root uint64) Plan {
 	for _, n := range s.nodes {
 		multiHart = multiHart || n.Harts > 1
 	}
-	if multiHart && np > 0 && p.Sched.Mode != emu.SchedFixed {
-		c := &p.Sched
-		c.Comm, c.Preemptions, c.PreemptOdds, c.YieldMin, c.YieldMax = true, np, od, y/2, y*2
-		if c.Mode == emu.SchedPCT {
-			c.EventSpan = es
-			c.Preemptions = max(np, c.Depth)
+	preempt := func(np int) {
+		if multiHart && np > 0 && p.Sched.Mode != emu.SchedFixed {
+			c := &p.Sched
+			c.Comm, c.Preemptions, c.PreemptOdds, c.YieldMin, c.YieldMax = true, np, od, y/2, y*2
+			if c.Mode == emu.SchedPCT {
+				c.EventSpan = es
+				c.Preemptions = max(np, c.Depth)
+			}
 		}
 	}
+	preempt(np)
 	// The memory model, drawn last and only when the spec asks for a draw,
 	// so that every other plan stays what it was.
 	switch s.MemoryModel {
@@ -216,21 +219,28 @@ func drawPlan(s *Spec, root uint64) Plan {
 	// for specs with workloads, so that every other plan stays what it was.
 	if s.hasWorkload() {
 		p.Kills = pickInt(s.Faults.Kills, 0, 0, 1, 2, 4)
-		// A workload's races are its threads': in two seeds of three,
-		// only user-mode communication events preempt, so that the
-		// kernel's own (exec, clone, page faults) do not spend the budget
-		// before the program's first shared access.
-		// Those preemptions hold the thread back PCT-style (emu's
-		// SchedConfig.Hold): until nothing else can run, bounded by a
-		// thousand times the drawn stretch (0.25 ms to 1 s).
-		if r.Uint64()%3 != 0 && p.Sched.Comm {
+		// A workload's races are its threads'. One seed in six keeps the
+		// schedule drawn above, preemptions or none (the baseline); one
+		// in six that drew none takes a few at communication events, the
+		// kernel's too; the other four in six preempt only the
+		// workload's own code in user mode (SetSyncRanges), at its
+		// communication events and at its locks (LRs and AMOs), and hold
+		// the thread back PCT-style (emu's SchedConfig.Hold): until
+		// nothing else can run, bounded by a thousand times the drawn
+		// stretch (0.25 ms to 1 s). Seeds that drew no preemptions get
+		// some, unless the spec sets faults.preemptions.
+		k := r.Uint64() % 6
+		if k != 0 && !p.Sched.Comm && s.Faults.Preemptions == nil && swarm {
+			preempt([]int{2, 4, 8, 16, 32}[k-1])
+		}
+		if k >= 2 && p.Sched.Comm {
 			c := &p.Sched
 			c.UserOnly, c.Hold, c.SyncPoints = true, true, true
 			c.YieldMin, c.YieldMax = c.YieldMin*1000, c.YieldMax*1000
 			if c.Mode == emu.SchedPCT {
 				// PCT's change points among the workload's own events,
 				// which a short program has tens or hundreds of.
-				c.EventSpan = []uint64{16, 64, 256, 1024, 4096}[ei]
+				c.EventSpan = []uint64{16, 32, 64, 128, 512}[ei]
 			}
 		}
 	}

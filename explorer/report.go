@@ -51,6 +51,10 @@ type ReportSpec struct {
 	// Workload says per node whether everett's init runs a workload
 	// there (1: with tasks, 2: services only; absent: none).
 	Workload []workloadKind `json:"workload,omitempty"`
+	// SyncRanges are per node the pc ranges of its workload's own code,
+	// where LRs and AMOs are preemption points (syncranges.go; absent or
+	// null: every one in user mode).
+	SyncRanges [][][2]uint64 `json:"sync_ranges,omitempty"`
 }
 
 func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
@@ -59,7 +63,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
-		Spec:       ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s)},
+		Spec:       ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)},
 		RootSeed:   root,
 		Universe:   index,
 		Path:       append([]Fork(nil), u.path...),
@@ -179,6 +183,14 @@ func LoadReport(path string) (*Report, error) {
 			return nil, fmt.Errorf("%w: %s: workload[%d] is %d (want 0, 1 or 2)", ErrReport, path, i, w)
 		}
 	}
+	if len(r.Spec.SyncRanges) > len(r.Spec.Boards) {
+		return nil, fmt.Errorf("%w: %s: sync_ranges of %d nodes, but %d boards", ErrReport, path, len(r.Spec.SyncRanges), len(r.Spec.Boards))
+	}
+	for i, rs := range r.Spec.SyncRanges {
+		if err := checkSyncRanges(rs); err != nil {
+			return nil, fmt.Errorf("%w: %s: sync_ranges[%d]: %v", ErrReport, path, i, err)
+		}
+	}
 	for i, b := range r.Spec.Boards {
 		if b == nil {
 			return nil, fmt.Errorf("%w: %s: node %d missing", ErrReport, path, i)
@@ -209,6 +221,8 @@ func (r *Report) spec() *Spec {
 	s.nodes = r.Spec.Boards
 	s.workload = make([]workloadKind, len(s.nodes))
 	copy(s.workload, r.Spec.Workload)
+	s.syncRanges = make([][][2]uint64, len(s.nodes))
+	copy(s.syncRanges, r.Spec.SyncRanges)
 	return &s
 }
 

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -16,20 +17,22 @@ import (
 // LRs and AMOs of the program's own code, and of the functions that code
 // calls directly (a pthread_mutex_lock, whose return address is in the
 // program). A C program's own code is what its debugging information
-// describes (libc's archives carry none); a Go program's is every package
-// but the runtime's: the Go runtime's own atomics (its scheduler, its
-// allocator) run by the thousand and would take every preemption before
-// the program's first lock, while a sync.Mutex's compare-and-swap is
-// inlined into the function that locks it. These ranges are computed from
+// describes (libc's archives carry none); a Go program's is the packages
+// of its main module and the sync packages (goOwnUnit): the runtime's and
+// the rest of the standard library's atomics run by the thousand and
+// would take every preemption before the program's first lock, while a
+// sync.Mutex's compare-and-swap is inlined into the function that locks
+// it. These ranges are computed from
 // the spec's program files, an input of every universe like the programs
 // themselves.
 
 // maxSyncRanges bounds the ranges of one node (emu.MaxSyncRanges).
-const maxSyncRanges = 1 << 14
+const maxSyncRanges = emu.MaxSyncRanges
 
 // syncRangesOf returns the pc ranges of program file p's own code, sorted
 // and merged, or ok = false when p says nothing usable about them (no
-// debugging information: then every user-mode LR and AMO is a point).
+// debugging information, or not an ELF file: then every user-mode LR and
+// AMO is a point). Only a file that cannot be read is an error.
 func syncRangesOf(p string) (ranges [][2]uint64, ok bool, err error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -37,12 +40,16 @@ func syncRangesOf(p string) (ranges [][2]uint64, ok bool, err error) {
 	}
 	f, err := elf.NewFile(bytes.NewReader(b))
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", p, err)
+		return nil, false, nil // a script, say: nothing known of its code
 	}
 	defer f.Close()
 	d, err := f.DWARF()
 	if err != nil {
 		return nil, false, nil // stripped, or unreadable debugging information
+	}
+	own := func(unit string) bool { return true } // C: the units with debugging information
+	if bi, err := buildinfo.Read(bytes.NewReader(b)); err == nil {
+		own = func(unit string) bool { return goOwnUnit(unit, bi.Main.Path) }
 	}
 	r := d.Reader()
 	for {
@@ -55,7 +62,7 @@ func syncRangesOf(p string) (ranges [][2]uint64, ok bool, err error) {
 		}
 		if e.Tag == dwarf.TagCompileUnit {
 			name, _ := e.Val(dwarf.AttrName).(string)
-			if !runtimeUnit(name) {
+			if own(name) {
 				rs, err := d.Ranges(e)
 				if err != nil {
 					return nil, false, nil
@@ -75,11 +82,18 @@ func syncRangesOf(p string) (ranges [][2]uint64, ok bool, err error) {
 	return mergeRanges(ranges), true, nil
 }
 
-// runtimeUnit reports whether a compile unit is a Go runtime's (its name
-// is a package path).
-func runtimeUnit(name string) bool {
-	return name == "runtime" || name == "syscall" ||
-		strings.HasPrefix(name, "runtime/") || strings.HasPrefix(name, "internal/")
+// goOwnUnit reports whether a Go compile unit (a package path) is the
+// program's own: a package of its main module, or the standard library's
+// locks (sync, sync/atomic, and internal/sync where sync.Mutex's slow
+// paths live). The rest of the standard library and the runtime run their
+// own atomics by the thousand (the testing framework's, a sync.Map's, the
+// scheduler's).
+func goOwnUnit(unit, module string) bool {
+	switch unit {
+	case "main", "command-line-arguments", "sync", "sync/atomic", "internal/sync":
+		return true
+	}
+	return module != "" && (unit == module || strings.HasPrefix(unit, module+"/"))
 }
 
 // mergeRanges sorts ranges and merges those that overlap or touch.
@@ -133,4 +147,29 @@ func (s *Spec) syncRangesOf(i int, sc emu.SchedConfig) [][2]uint64 {
 		return nil
 	}
 	return s.syncRanges[i]
+}
+
+// syncRangesOrNil is s.syncRanges when a node has some (reports of other
+// specs stay as they were).
+func syncRangesOrNil(s *Spec) [][][2]uint64 {
+	for _, rs := range s.syncRanges {
+		if len(rs) > 0 {
+			return s.syncRanges
+		}
+	}
+	return nil
+}
+
+// checkSyncRanges checks one node's ranges as a report gives them: few
+// enough, each not empty, sorted and disjoint.
+func checkSyncRanges(rs [][2]uint64) error {
+	if len(rs) > maxSyncRanges {
+		return fmt.Errorf("%d ranges (at most %d)", len(rs), maxSyncRanges)
+	}
+	for i, r := range rs {
+		if r[1] <= r[0] || i > 0 && r[0] < rs[i-1][1] {
+			return fmt.Errorf("range %d [%#x, %#x) is empty or out of order", i, r[0], r[1])
+		}
+	}
+	return nil
 }

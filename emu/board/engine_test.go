@@ -26,6 +26,9 @@ type lockstepRun struct {
 	reason emu.StopReason
 	code   int
 	jit    emu.JITStats
+	// preempts: the interpreter's preemptions at communication events
+	// and synchronization points.
+	preempts int
 }
 
 // lockstep is one engine comparison: build makes a machine that writes its
@@ -64,7 +67,7 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 		t.Fatalf("console output differs from byte %d (interp %d bytes, jit %d):\ninterp: %q\njit:    %q",
 			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
 	}
-	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats()}
+	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats(), preempts: ms[0].CommPreemptions()}
 	t.Logf("%v after %d instructions, %d of them in JIT code (%d entries)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Entries)
 	return r
 }
@@ -193,9 +196,16 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 	for _, c := range []struct {
 		harts int
 		comm  bool
-	}{{1, false}, {2, false}, {4, false}, {2, true}} {
+		hold  bool
+	}{{1, false, false}, {2, false, false}, {4, false, false}, {2, true, false}, {2, true, true}} {
 		name := fmt.Sprintf("with %d harts", c.harts)
-		if c.comm {
+		switch {
+		case c.hold:
+			// As the explorer runs a workload: user threads held back at
+			// LRs and AMOs (translated code leaves before each) and at
+			// communication events until the other hart idles.
+			name += ", user threads held back"
+		case c.comm:
 			// As the explorer runs an SMP node: short random turns,
 			// preemptions at communication events, pages the harts share
 			// followed by the tracker (some line by line, which translated
@@ -213,7 +223,11 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				if c.comm {
+				if c.hold {
+					err = vm.Machine.SetSchedule(emu.SchedConfig{Mode: emu.SchedPCT, QuantumMin: 1, QuantumMax: 200, Seed: 5,
+						Depth: 3, Comm: true, Preemptions: 64, EventSpan: 64, YieldMin: 100_000, YieldMax: 5_000_000,
+						UserOnly: true, Hold: true, SyncPoints: true})
+				} else if c.comm {
 					err = vm.Machine.SetSchedule(emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: 3,
 						Comm: true, Preemptions: 2000, PreemptOdds: 8, YieldMin: 100, YieldMax: 20_000})
 				}
@@ -224,6 +238,9 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 			}
 			if r.jit.Insns == 0 {
 				t.Fatal("the JIT ran none of the boot: the comparison compared the interpreter with itself")
+			}
+			if c.comm && r.preempts == 0 {
+				t.Fatal("no preemption was taken: the schedule was not exercised")
 			}
 		})
 	}
