@@ -403,3 +403,16 @@ budgets: {time: 5s}
 		t.Fatalf("failures %v: %s", signatures(res), res.Failures[0].Failure.Process.Output)
 	}
 }
+
+func TestEachUniverseGivesTheWorkloadItsOwnRandomnessAndReplaysIt(t *testing.T) {
+	// Every universe forks from one booted node, the kernel's random
+	// number generator included; everett's init reseeds it from the
+	// universe's seed, so that getrandom (and a Go runtime's AT_RANDOM)
+	// differ per universe, and stay a function of the seed.
+	s := workloadSpec(t, workloadProgram(t, "random"), nil, 1, "faults: {swarm: false}\n")
+	res := exploreOne(t, s, 8)
+	if len(res.Failures) < 4 {
+		t.Fatalf("8 universes drew %d distinct codes (%v): the workload's randomness is not the universe's", len(res.Failures), signatures(res))
+	}
+	replays(t, res.Failures[0])
+}

@@ -112,6 +112,9 @@ func runInit(con *console) (code int) {
 		everett.SetupComplete()
 		time.Sleep(setupPause)
 	}
+	if everett.Enabled() {
+		reseedRandom(con)
+	}
 	start := time.Now()
 	s := newSupervisor(h, con, sys, func() time.Duration { return time.Since(start) }, specs)
 	s.kills = w.Kills

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"everett/guest-images/sdk/go/everett"
 	"everett/guest-images/sdk/go/netconf"
 )
 
@@ -139,4 +140,38 @@ func buildSpecs(w *workload, u universe, extra []string) ([]procSpec, string, er
 		specs = append(specs, procSpec{name: p.Name, path: exe, argv: p.Argv, env: env, dir: dir, restart: restart})
 	}
 	return specs, "", nil
+}
+
+// rndReseedCRNG is the ioctl that makes the kernel reseed its random
+// number generator from its input pool at once (RNDRESEEDCRNG,
+// linux/random.h: _IO('R', 0x07)).
+const rndReseedCRNG = 0x5207
+
+// reseedRandom gives the kernel's random number generator 64 bytes of the
+// universe's own randomness (the SDK's random operation, a function of
+// the universe's seed) and has it reseed at once. Every universe forks
+// from one snapshot of the booted node, kernel generator included: without
+// this, the workload's AT_RANDOM, getrandom() and so the Go runtime's
+// scheduling and map order would be the same in every universe.
+func reseedRandom(con *console) {
+	var b [64]byte
+	for i := 0; i < len(b); i += 8 {
+		v := everett.Random()
+		for j := range 8 {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	f, err := os.OpenFile("/dev/urandom", os.O_WRONLY, 0)
+	if err != nil {
+		con.say("the workload's randomness: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(b[:]); err != nil {
+		con.say("the workload's randomness: %v", err)
+		return
+	}
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), rndReseedCRNG, 0); errno != 0 {
+		con.say("the workload's randomness: reseed: %v", errno)
+	}
 }
