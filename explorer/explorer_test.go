@@ -63,6 +63,19 @@ func TestTheExplorerFindsARaceTheFixedScheduleMisses(t *testing.T) {
 	if !got.Reproduced {
 		t.Fatalf("replay: %+v at %d (%s); report: %s at %d (%s)", got.Failure, got.ICount, got.StateHash, rep.Signature, rep.ICount, rep.StateHash)
 	}
+	if rep.Version != Version() {
+		t.Fatalf("the report names everett %q, this is %q", rep.Version, Version())
+	}
+
+	// A report from an everett that draws other plans from the same
+	// seeds says so instead of running a different universe.
+	old := *rep
+	old.Version = "v0.0.1"
+	old.Plan.Sched.QuantumMax++
+	_, err = Replay(&old, ReplayOptions{})
+	if !errors.Is(err, ErrReportVersion) || !strings.Contains(err.Error(), "v0.0.1") {
+		t.Fatalf("replaying a report of another version: %v", err)
+	}
 }
 
 func signatures(r *Result) []string {

@@ -25,6 +25,7 @@ const ReportFormat = "everett-report/1"
 // the guest said.
 type Report struct {
 	Format     string           `json:"format"`
+	Version    string           `json:"everett_version,omitempty"` // of the everett that wrote it
 	Signature  string           `json:"signature"`
 	Failure    Failure          `json:"failure"`
 	RootTrap   *RootTrap        `json:"root_trap,omitempty"`
@@ -60,6 +61,7 @@ type ReportSpec struct {
 func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 	r := &Report{
 		Format:     ReportFormat,
+		Version:    Version(),
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
@@ -259,9 +261,35 @@ type ReplayOptions struct {
 	Suppress []int
 }
 
-// Replay runs the report's universe again along its fork path.
+// ErrReportVersion is wrapped by a replay's error when the report was
+// written by an everett that draws other plans from the same seeds: its
+// universe cannot be run again by this one.
+var ErrReportVersion = errors.New("report from another everett")
+
+// derivedPlan is the plan this everett draws along the report's fork path.
+func (r *Report) derivedPlan(s *Spec) Plan {
+	p := drawPlan(s, r.Path[0].Seed)
+	if r.Path[0].Plan == PlanBoot {
+		p = bootPlan(s)
+	}
+	for _, f := range r.Path[1:] {
+		p = planOf(s, f, p)
+	}
+	return p
+}
+
+// Replay runs the report's universe again along its fork path. A report
+// whose plan is not the one this everett draws from its seeds (another
+// version wrote it) is an error wrapping ErrReportVersion.
 func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	s := r.spec()
+	if p := r.derivedPlan(s); p != r.Plan {
+		by := r.Version
+		if by == "" {
+			by = "an earlier version"
+		}
+		return nil, fmt.Errorf("%w: its plan is not the one this everett (%s) draws from its seeds: it was written by everett %s, which can replay it", ErrReportVersion, Version(), by)
+	}
 	u, err := newUniverseEcho(s, r.Path[0], o.Echo, append(o.Suppress, r.Suppressed...))
 	if err != nil {
 		return nil, err
