@@ -307,12 +307,30 @@ func (m *Machine) syncPoint(h *Hart) bool {
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	if m.preemptAt(h, seen) {
-		return false
+		if c.rng.Uint64()&1 == 0 {
+			return false
+		}
+		// Half the time the hart stops right after the op instead: a
+		// thread held just after it took a lock or published a flag.
+		h.yield, h.yieldAfter = false, true
+		c.skip[h.ID] = 0
 	}
 	if seen != 255 {
 		c.counts[slot] = seen + 1
 	}
 	return true
+}
+
+// preemptedAfter stops h after the synchronization op it just executed
+// (h.pc is past it, or at the trap it took): the preemption syncPoint
+// decided takes effect now, its hold (if any) at the new pc.
+func (h *Hart) preemptedAfter() {
+	h.yieldAfter = false
+	h.yield = true
+	c := &h.m.comm
+	if hd := &c.hold[h.ID]; hd.until != 0 {
+		hd.pc, hd.satp = h.pc, h.satp
+	}
 }
 
 // preemptAt decides whether to preempt h at a communication event whose

@@ -232,7 +232,21 @@ func (h *Hart) exec(b *block, vpc uint64, start, n int) int {
 
 		case isa.FENCE:
 			// One hart runs at a time and devices see memory in program
-			// order: every fence is satisfied already.
+			// order: every fence is satisfied already. A fence in user
+			// mode (a release store's, an acquire load's) may be a
+			// preemption point.
+			if h.syncAMO {
+				h.pc = vpc + uint64(o.off)
+				h.pos = i
+				if !h.m.syncPoint(h) {
+					return h.ended(i)
+				}
+				if h.yieldAfter {
+					h.pc += uint64(o.len)
+					h.preemptedAfter()
+					return i + 1
+				}
+			}
 		case isa.FENCE_I:
 			// Decoded blocks are invalidated by the stores that change code,
 			// so the instruction stream is always coherent; fence.i only ends
@@ -247,7 +261,12 @@ func (h *Hart) exec(b *block, vpc uint64, start, n int) int {
 			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
 			h.pc = vpc + uint64(o.off)
 			h.pos = i
-			if r := h.amo(o); r != stOK {
+			r := h.amo(o)
+			if h.yieldAfter {
+				h.preemptedAfter() // the op ran (or trapped): the hart stops now
+				return i + 1
+			}
+			if r != stOK {
 				return h.ended(i)
 			}
 

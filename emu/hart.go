@@ -207,8 +207,9 @@ type Hart struct {
 	// LR/SC reservation (Unprivileged §8.2).
 	resValid bool
 	resAddr  uint64
-	// syncAMO: LRs and AMOs are preemption points (SchedConfig.SyncPoints,
-	// in U-mode): translated code leaves to Hart.amo before each.
+	// syncAMO: LRs, AMOs and fences are preemption points
+	// (SchedConfig.SyncPoints, in U-mode): translated code leaves to the
+	// interpreter before each.
 	syncAMO bool
 
 	w *hartWMO // pending accesses under rvwmo (wmo.go); nil under sc
@@ -224,6 +225,10 @@ type Hart struct {
 	halted   bool // stopped by the machine (never started, or powered off)
 	trapped  bool // the op that ended the last block raised a trap
 	yield    bool // the scheduler preempted the hart before an access (comm.go)
+	// yieldAfter: the scheduler preempts the hart after the synchronization
+	// op it is executing (comm.go, syncPoint); set and consumed within one
+	// op.
+	yieldAfter bool
 	cut      bool // a device access cut the hart's merged turn (merge.go)
 
 	// Engine caches: never saved, rebuilt on demand. c is allocated when

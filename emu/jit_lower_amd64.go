@@ -866,7 +866,10 @@ func (l *lowering) op(o *op, i int) bool {
 		isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D:
 		l.amo(o, i)
 	case isa.FENCE:
-		// As in exec: one hart runs at a time, in program order.
+		// As in exec: one hart runs at a time, in program order; a
+		// preemption point leaves to exec.
+		l.a.cmpMI8(at(rH, offSyncAMO), 0)
+		l.a.jcc(ccNE, l.missExit(i))
 	case isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
 		switch o.csr {
 		case isa.CSRSstatus:

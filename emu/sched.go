@@ -89,7 +89,7 @@ type SchedConfig struct {
 	// back is the one thread at the access the search chose, for however
 	// long the others take.
 	Hold bool
-	// SyncPoints makes every LR and AMO in U-mode (outside the own
+	// SyncPoints makes every LR, AMO and FENCE in U-mode (outside the own
 	// space) a preemption point as well, whether or not another hart
 	// touched its data yet: the lock a thread takes is where it can be
 	// held back before the thread it races with even exists. They count
