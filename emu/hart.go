@@ -229,7 +229,7 @@ type Hart struct {
 	// op it is executing (comm.go, syncPoint); set and consumed within one
 	// op.
 	yieldAfter bool
-	cut      bool // a device access cut the hart's merged turn (merge.go)
+	cut        bool // a device access cut the hart's merged turn (merge.go)
 
 	// Engine caches: never saved, rebuilt on demand. c is allocated when
 	// the hart first runs (ensureCaches), so that building or restoring a
