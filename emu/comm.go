@@ -68,9 +68,14 @@ type comm struct {
 	resume   []uint64               // per hart: descheduled until this virtual time
 	skip     []uint64               // per hart: steps+1 of the access that yielded (0: none)
 	hold     []holdState            // per hart: the access a Hold preemption stopped
+	ret      []retPoint             // per hart: the return from a system call that is a preemption point
 	holds    int                    // harts with a hold (hold[i].until != 0)
 	noYield  bool                   // inside an access that must not be split
 }
+
+// retPoint is the user pc (and address space) at which a system call
+// returns; pc 0: none.
+type retPoint struct{ pc, satp uint64 }
 
 // holdState is a hart's hold (SchedConfig.Hold): the access it was
 // stopped before, in which address space, and until when at most.
@@ -108,6 +113,7 @@ func (m *Machine) TrackCommunication(on bool) {
 		c.resume = make([]uint64, n)
 		c.skip = make([]uint64, n)
 		c.hold = make([]holdState, n)
+		c.ret = make([]retPoint, n)
 		c.rng = NewPRNG(m.sched.cfg.Seed ^ 0xc0117)
 	}
 	// Entries filled without ownership must go.
@@ -318,6 +324,54 @@ func (m *Machine) syncPoint(h *Hart) bool {
 	if seen != 255 {
 		c.counts[slot] = seen + 1
 	}
+	return true
+}
+
+// syscallPoint is an ecall of h in U-mode under SchedConfig.SyncPoints (a
+// futex wait or wake, say): a preemption point before the call, or, half
+// the time, when the call returns to next (returnPoint): a thread held
+// right after it woke another. It returns false when the policy preempts
+// h before the call.
+func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
+	c := &m.comm
+	if c.skip[h.ID] == h.steps+1 || c.noYield {
+		return true
+	}
+	if c.rng.Uint64()&1 == 1 {
+		c.ret[h.ID] = retPoint{pc: next, satp: h.satp}
+		return true
+	}
+	slot := pairKey(0, h.pc) & (commCountSlots - 1)
+	seen := c.counts[slot]
+	if m.preemptAt(h, seen) {
+		return false
+	}
+	if seen != 255 {
+		c.counts[slot] = seen + 1
+	}
+	return true
+}
+
+// returnPoint is called after h executed an sret: when it returned to the
+// user pc a syscallPoint chose, in the same address space, that return is
+// a preemption point. It reports whether h is preempted there (h.yield is
+// set; the sret has run).
+func (m *Machine) returnPoint(h *Hart) bool {
+	c := &m.comm
+	r := c.ret[h.ID]
+	if r.pc == 0 || h.priv != PrivU || h.pc != r.pc || h.satp != r.satp {
+		return false
+	}
+	c.ret[h.ID] = retPoint{}
+	slot := pairKey(1, h.pc) & (commCountSlots - 1)
+	seen := c.counts[slot]
+	if !m.preemptAt(h, seen) {
+		if seen != 255 {
+			c.counts[slot] = seen + 1
+		}
+		return false
+	}
+	c.skip[h.ID] = 0 // nothing to retry: the thread stops before its next instruction
 	return true
 }
 
@@ -566,6 +620,8 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 		e.U64(c.hold[i].pc)
 		e.U64(c.hold[i].satp)
 		e.U64(c.hold[i].since)
+		e.U64(c.ret[i].pc)
+		e.U64(c.ret[i].satp)
 	}
 }
 
@@ -647,6 +703,7 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 		c.resume[i] = d.U64()
 		c.skip[i] = d.U64()
 		c.hold[i] = holdState{until: d.U64(), pc: d.U64(), satp: d.U64(), since: d.U64()}
+		c.ret[i] = retPoint{pc: d.U64(), satp: d.U64()}
 		if c.hold[i].until != 0 {
 			c.holds++
 		}

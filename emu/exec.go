@@ -291,7 +291,13 @@ func (h *Hart) exec(b *block, vpc uint64, start, n int) int {
 			isa.HYPERCALL, isa.ILLEGAL:
 			h.pc = vpc + uint64(o.off)
 			h.pos = i
+			if h.syncAMO && o.kind == isa.ECALL && !h.m.syscallPoint(h, h.pc+uint64(o.len)) {
+				return h.ended(i)
+			}
 			h.system(o)
+			if o.kind == isa.SRET && h.m.comm.on && h.m.returnPoint(h) {
+				return i + 1 // preempted on the return to user mode
+			}
 			return i + 1
 
 		default:
