@@ -70,6 +70,7 @@ type comm struct {
 	hold     []holdState            // per hart: the access a Hold preemption stopped
 	ret      []retPoint             // per hart: the return from a system call that is a preemption point
 	holds    int                    // harts with a hold (hold[i].until != 0)
+	held     uint64                 // holds begun under the current schedule
 	noYield  bool                   // inside an access that must not be split
 }
 
@@ -128,6 +129,10 @@ func (m *Machine) TrackCommunication(on bool) {
 // CommEvents returns the number of communication events so far (0 when
 // tracking is off).
 func (m *Machine) CommEvents() uint64 { return m.comm.events }
+
+// CommHolds returns the holds (SchedConfig.Hold) begun under the current
+// schedule, those whose preemption went back to the budget included.
+func (m *Machine) CommHolds() uint64 { return m.comm.held }
 
 // CommPreemptions returns the preemptions taken at communication events
 // under the current schedule.
@@ -451,6 +456,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 		if c.hold[h.ID].until == 0 {
 			c.holds++
 		}
+		c.held++
 		c.hold[h.ID] = holdState{until: c.resume[h.ID], pc: h.pc, satp: h.satp, since: m.icount}
 	}
 	h.yield = true
@@ -515,6 +521,7 @@ func (m *Machine) commSchedule() {
 	}
 	cfg := &m.sched.cfg
 	c.preempts = 0
+	c.held = 0
 	c.rng = NewPRNG(cfg.Seed ^ 0xc0117)
 	if !cfg.Hold {
 		clear(c.hold)
@@ -595,6 +602,7 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 	e.U64(c.events)
 	e.U64(c.eligible)
 	e.Int(c.preempts)
+	e.U64(c.held)
 	nc := 0
 	for _, v := range c.counts {
 		if v != 0 {
@@ -682,6 +690,7 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 	c.events = d.U64()
 	c.eligible = d.U64()
 	c.preempts = d.Int()
+	c.held = d.U64()
 	nc := d.Len(commCountSlots)
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		slot := d.U64()

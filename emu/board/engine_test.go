@@ -27,8 +27,9 @@ type lockstepRun struct {
 	code   int
 	jit    emu.JITStats
 	// preempts: the interpreter's preemptions at communication events
-	// and synchronization points.
+	// and synchronization points; holds: the threads it held back.
 	preempts int
+	holds    uint64
 }
 
 // lockstep is one engine comparison: build makes a machine that writes its
@@ -67,7 +68,7 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 		t.Fatalf("console output differs from byte %d (interp %d bytes, jit %d):\ninterp: %q\njit:    %q",
 			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
 	}
-	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats(), preempts: ms[0].CommPreemptions()}
+	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats(), preempts: ms[0].CommPreemptions(), holds: ms[0].CommHolds()}
 	t.Logf("%v after %d instructions, %d of them in JIT code (%d entries)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Entries)
 	return r
 }
@@ -225,7 +226,7 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 				}
 				if c.hold {
 					err = vm.Machine.SetSchedule(emu.SchedConfig{Mode: emu.SchedPCT, QuantumMin: 1, QuantumMax: 200, Seed: 5,
-						Depth: 3, Comm: true, Preemptions: 64, EventSpan: 64, YieldMin: 100_000, YieldMax: 5_000_000,
+						Depth: 10, Comm: true, Preemptions: 64, EventSpan: 16, YieldMin: 100_000, YieldMax: 5_000_000,
 						UserOnly: true, Hold: true, SyncPoints: true})
 				} else if c.comm {
 					err = vm.Machine.SetSchedule(emu.SchedConfig{Mode: emu.SchedRandom, QuantumMin: 1, QuantumMax: 200, Seed: 3,
@@ -239,7 +240,7 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 			if r.jit.Insns == 0 {
 				t.Fatal("the JIT ran none of the boot: the comparison compared the interpreter with itself")
 			}
-			if c.comm && r.preempts == 0 {
+			if c.comm && !c.hold && r.preempts == 0 || c.hold && r.holds == 0 {
 				t.Fatal("no preemption was taken: the schedule was not exercised")
 			}
 		})
