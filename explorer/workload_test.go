@@ -156,9 +156,11 @@ func TestADeadlockFailsAtOnceNamingEachThreadAndWhereItWaits(t *testing.T) {
 	if len(r.Failure.Process.Threads) != 3 || futex != 3 {
 		t.Fatalf("%d threads, %d in futex waits; want the main thread (join) and both transfers", len(r.Failure.Process.Threads), futex)
 	}
-	// At once: long before the 60 s budget, a few virtual seconds at most.
-	if r.Time > 5e9 {
-		t.Fatalf("found at %d ns of virtual time", r.Time)
+	// At once: long before the 60 s budget, a few virtual seconds at most,
+	// and the universe of 60 virtual seconds retired under 100M
+	// instructions in all (issue 25), boot included.
+	if r.Time > 5e9 || r.ICount > 100_000_000 {
+		t.Fatalf("found at %d ns of virtual time, after %d instructions", r.Time, r.ICount)
 	}
 	replays(t, r)
 }

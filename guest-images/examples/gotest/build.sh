@@ -3,7 +3,7 @@
 # build/examples/gotest/gotest.test (the bug) and gotest-fixed.test (build
 # tag "fixed"), at the top of the repository. Deterministic: no build id, no
 # VCS stamp, no paths of this machine. Run one with
-#   everett explore --linux --smp 2 build/examples/gotest/gotest.test -test.v -test.count=20
+#   everett explore --linux --smp 2 build/examples/gotest/gotest.test -test.count=5
 # or, outside everett,
 #   GOMAXPROCS=2 qemu-riscv64-static build/examples/gotest/gotest.test -test.v
 set -eu

@@ -3,7 +3,7 @@
 // build.sh (go test -c for linux/riscv64) and run it as the workload of a
 // Linux node,
 //
-//	everett explore --linux --smp 2 build/examples/gotest/gotest.test -test.v -test.count=20
+//	everett explore --linux --smp 2 build/examples/gotest/gotest.test -test.count=5
 //
 // A Pool hands out one connection per backend address, dialled on first
 // use. The bug is a check-then-act split across two critical sections: Get
