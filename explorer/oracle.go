@@ -338,9 +338,10 @@ func deadlockWho(e *sdk.Event) string {
 // and the chaos phase lasts.
 func (s *sink) KillNext(n int, _ int) uint64 {
 	u := s.u
-	if u.stopAtSetup {
-		// The boot universe: its forks draw the kills from their own
-		// seeds, so the init asks again in 10 ms, past the setup point.
+	if u.inBootStep() {
+		// The unperturbed boot to the setup point: the root universes
+		// forked from it draw the kills from their own seeds, so the
+		// init asks again in 10 ms, past the setup point.
 		return 10_000<<8 | 0xff
 	}
 	now := u.now()

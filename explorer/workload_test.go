@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,12 @@ func workloadProgram(t *testing.T, name string) string {
 	}
 	guestimg.Linux(t) // the bundled kernel: built once, cached
 	dir, _ := filepath.Abs(filepath.Join("testdata", "workload", name))
+	sdk, _ := filepath.Abs(filepath.Join("..", "guest-images", "sdk")) // everett.h
 	return guestbuild.BuildSpec(t, guestbuild.Spec{
 		Name:  "workload-" + name,
 		CC:    guestbuild.LinuxCC,
 		Flags: []string{"-static", "-O2", "-g", "-Wall", "-Werror", "-pthread"},
-		Dirs:  []string{dir},
+		Dirs:  []string{dir, sdk},
 	})
 }
 
@@ -401,5 +403,92 @@ budgets: {time: 5s}
 	}
 	if res := exploreOne(t, s, 1); len(res.Failures) != 0 {
 		t.Fatalf("failures %v: %s", signatures(res), res.Failures[0].Failure.Process.Output)
+	}
+}
+
+// killSetupSpec is one node running a service (restart: always) and a
+// task that marks the setup point itself (setup: sdk) after 50 ms, then
+// runs 1.5 s and exits with code: everett's init starts the service and
+// asks for its first kill fault during the boot, before the setup point,
+// as it does for etcd's spec-workload.yaml.
+func killSetupSpec(t *testing.T, code string) *Spec {
+	t.Helper()
+	tmp := t.TempDir()
+	for _, name := range []string{"sleeper", "setupat"} {
+		if err := os.Symlink(workloadProgram(t, name), filepath.Join(tmp, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `nodes:
+  - harts: 1
+    memory: 128MiB
+    run:
+      - {name: svc, cmd: [./sleeper, "100"], restart: always}
+      - {name: client, cmd: [./setupat, "50", "1500", "` + code + `"]}
+setup: sdk
+faults: {kills: 2, swarm: false, chaos: 1s}
+budgets: {time: 5s}
+`
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// kills returns the kill decisions of a universe.
+func kills(ds []Decision) []Decision {
+	var out []Decision
+	for _, d := range ds {
+		if d.Kind == "kill" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestAFailureAfterKillFaultsWithTheWorkloadsOwnSetupPointReplays(t *testing.T) {
+	// Before the fix, the boot universe told the init to ask again for
+	// kills after the setup point while a replay's boot told it there
+	// were none: the replay carried out no kill and failed elsewhere.
+	s := killSetupSpec(t, "3")
+	r := onlyFailure(t, exploreOne(t, s, 2), "exit: client exited with code 3")
+	if len(r.Path) != 2 || r.Path[0].Plan != PlanBoot || len(kills(r.Decisions)) == 0 {
+		t.Fatalf("fork path %v, decisions %v: want a root universe forked from the boot, with kills", r.Path, r.Decisions)
+	}
+	replays(t, r)
+}
+
+func TestEveryUniverseOfAWorkloadWithKillFaultsReplaysToItsStateHash(t *testing.T) {
+	s := killSetupSpec(t, "0")
+	boot, err := BootOnce(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if boot.Snap == nil {
+		t.Fatalf("no boot snapshot: %v", boot)
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		snap, f := boot.rootFork(seed)
+		u, err := forkWith(s, snap, f, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.runTo(0)
+		if u.failure != nil {
+			t.Fatalf("seed %d: %s\n%s", seed, u.failure.Signature(), u.ConsoleTails()[0])
+		}
+		u.release()
+		r := &Report{Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s)}, Path: u.path}
+		rr, err := Replay(r, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%016x", u.hash)
+		if rr.StateHash != want || rr.ICount != u.icountEnd || !rr.Universe.finished {
+			t.Fatalf("seed %d (kills %v): explored to %d instructions, state hash %s; replayed to %d, %s (failure %v)",
+				seed, kills(u.decisions), u.icountEnd, want, rr.ICount, rr.StateHash, rr.Failure)
+		}
+		t.Logf("seed %d: kills %v, %d instructions, state hash %s", seed, kills(u.decisions), u.icountEnd, want)
 	}
 }
