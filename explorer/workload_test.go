@@ -460,7 +460,50 @@ func TestAFailureAfterKillFaultsWithTheWorkloadsOwnSetupPointReplays(t *testing.
 }
 
 func TestEveryUniverseOfAWorkloadWithKillFaultsReplaysToItsStateHash(t *testing.T) {
-	s := killSetupSpec(t, "0")
+	replaysToItsStateHash(t, killSetupSpec(t, "0"), 4, true)
+}
+
+func TestEveryUniverseOfAClusterWithDisksAndEveryFaultReplaysToItsStateHash(t *testing.T) {
+	// Three nodes that mount their disks, a service writing to it (kills,
+	// crashes that lose unsynced writes, disk errors, restarts by its
+	// policy and by the fault model), partitions, clock skew, the swarm's
+	// schedules: each universe, passed or failed, replays to its hash.
+	tmp := t.TempDir()
+	for _, name := range []string{"scribe", "setupat"} {
+		if err := os.Symlink(workloadProgram(t, name), filepath.Join(tmp, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `nodes:
+  - name: "n{i}"
+    count: 3
+    harts: 2
+    memory: 128MiB
+    disk: ` + guestimg.Linux(t).Disk + `
+    mounts: [{dev: /dev/vda, dir: /data, fs: ext4}]
+    run:
+      - {name: scribe, cmd: [./scribe, /data/log, "20", "100"], restart: on-failure}
+      - {name: client, cmd: [./setupat, "50", "1500"]}
+setup: sdk
+faults: {kills: 2, crashes: 1, disk_errors: 0.005, clock_skew: 1ms, chaos: 1s}
+budgets: {time: 4s}
+`
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaysToItsStateHash(t, s, 2, false)
+}
+
+// replaysToItsStateHash explores the root universes of seeds 1..n from the
+// spec's boot snapshot, as Explore does (with the search's coverage, so
+// that they snapshot what is new), and a fork of each one's first such
+// snapshot; then replays each from its fork path (Replay, as for a
+// report): the replay must end at the same instruction count with the
+// same state hash, whether the universe passed or failed. pass: every
+// universe must pass.
+func replaysToItsStateHash(t *testing.T, s *Spec, n uint64, pass bool) {
+	t.Helper()
 	boot, err := BootOnce(s, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -468,27 +511,50 @@ func TestEveryUniverseOfAWorkloadWithKillFaultsReplaysToItsStateHash(t *testing.
 	if boot.Snap == nil {
 		t.Fatalf("no boot snapshot: %v", boot)
 	}
-	for seed := uint64(1); seed <= 4; seed++ {
-		snap, f := boot.rootFork(seed)
-		u, err := forkWith(s, snap, f, nil, nil)
+	seen := newSeen(s)
+	seen.merge(boot.cov)
+	check := func(seed uint64, snap *UniverseSnapshot, f Fork) *Universe {
+		t.Helper()
+		u, err := forkWith(s, snap, f, seen, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		u.runTo(0)
-		if u.failure != nil {
-			t.Fatalf("seed %d: %s\n%s", seed, u.failure.Signature(), u.ConsoleTails()[0])
+		if pass && u.failure != nil {
+			t.Fatalf("fork path %v: %s\n%s", u.path, u.failure.Signature(), u.ConsoleTails()[0])
 		}
 		u.release()
+		seen.merge(u.cov)
 		r := &Report{Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s)}, Path: u.path}
 		rr, err := Replay(r, ReplayOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("%016x", u.hash)
-		if rr.StateHash != want || rr.ICount != u.icountEnd || !rr.Universe.finished {
-			t.Fatalf("seed %d (kills %v): explored to %d instructions, state hash %s; replayed to %d, %s (failure %v)",
-				seed, kills(u.decisions), u.icountEnd, want, rr.ICount, rr.StateHash, rr.Failure)
+		want, what := fmt.Sprintf("%016x", u.hash), "passed"
+		if u.failure != nil {
+			what = u.failure.Signature()
 		}
-		t.Logf("seed %d: kills %v, %d instructions, state hash %s", seed, kills(u.decisions), u.icountEnd, want)
+		if rr.StateHash != want || rr.ICount != u.icountEnd {
+			t.Fatalf("fork path %v (%s; plan %+v; decisions %v): explored to %d instructions, state hash %s; replayed to %d, %s (failure %v)",
+				u.path, what, u.plan, u.decisions, u.icountEnd, want, rr.ICount, rr.StateHash, rr.Failure)
+		}
+		kinds := map[string]int{}
+		for _, d := range u.decisions {
+			kinds[d.Kind]++
+		}
+		t.Logf("fork path %v: %s; decisions %v; %d instructions, state hash %s", u.path, what, kinds, u.icountEnd, want)
+		return u
+	}
+	forks := 0
+	for seed := uint64(1); seed <= n; seed++ {
+		snap, f := boot.rootFork(seed)
+		u := check(seed, snap, f)
+		if len(u.snaps) > 0 {
+			check(seed+1000, u.snaps[0], Fork{Seed: seed + 1000})
+			forks++
+		}
+	}
+	if forks == 0 {
+		t.Fatalf("no universe took a snapshot to fork from")
 	}
 }
