@@ -307,7 +307,10 @@ func (s *sink) Event(data []byte, hart int) {
 		f.Message = deadlockWho(e) + " wait with nothing to wake them"
 	case e.Event == sdk.EventError:
 		f.Kind = "init"
-		f.Message = e.Name + ": " + e.Message
+		f.Message = e.Message
+		if e.Name != "" { // the process it could not start, say
+			f.Message = e.Name + ": " + e.Message
+		}
 	case e.Signal != 0:
 		f.Kind = "signal"
 		f.Message = fmt.Sprintf("%s killed by %s", e.Name, e.SignalLabel())
