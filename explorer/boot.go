@@ -115,6 +115,7 @@ func (b *Boot) rootFork(seed uint64) (*UniverseSnapshot, Fork) {
 // universe does differently while booting must be decided by this, a
 // function of its path, and never by how it was built (stopAtSetup is
 // the boot universe's only): a replay has to do exactly what the boot did.
+// A perturbed boot (setup.perturb) is its seed's root: not a boot step.
 func (u *Universe) inBootStep() bool {
 	return len(u.path) == 1 && u.path[0].Plan == PlanBoot
 }

@@ -102,11 +102,13 @@ func writeHosts(b []byte) error {
 }
 
 // Mount attempts: a disk that fails a read while the kernel reads its
-// superblock or journal (a transient error, or one the explorer's fault
-// model injects) fails mount(2) with EIO; a device that has not appeared
-// yet, with ENOENT or ENXIO. Like kubelet's volume mounts or systemd's
-// wait for a device, the init tries again after a pause that doubles,
-// a bounded number of times, before it gives up and ends the run.
+// superblock, inode table or journal (a transient error, or one the
+// explorer's fault model injects) fails mount(2) with EIO, or with what
+// the file system makes of it (ext4: EINVAL when it could not load its
+// journal, EUCLEAN, EBADMSG); a device that has not appeared yet, with
+// ENOENT or ENXIO. Like kubelet's volume mounts or systemd's wait for a
+// device, the init tries again after a pause that doubles, a bounded
+// number of times, before it gives up and ends the run.
 const (
 	mountAttemptsMax = 5
 	mountPauseFirst  = 50 * time.Millisecond // then 100, 200, 400 ms
@@ -143,11 +145,18 @@ func mountWorkload(con *console, ms []mountSpec, mount func(dev, dir, fs string)
 }
 
 // mountRetryable reports whether another attempt may mount where this one
-// failed: an I/O error, or a device not there yet. A file system type the
-// kernel lacks (ENODEV), a bad superblock or option (EINVAL), a busy
-// target: no pause makes them mount.
+// failed. EINVAL is also a wrong file system type or option: trying again
+// costs such a mistake 750 ms of virtual time before it is reported. A
+// file system type the kernel lacks (ENODEV), a target already mounted
+// (EBUSY), a device that is not a block device (ENOTBLK) or a refusal
+// (EPERM, EACCES, EROFS): no pause makes them mount.
 func mountRetryable(err error) bool {
-	return errors.Is(err, syscall.EIO) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENXIO)
+	for _, e := range []syscall.Errno{syscall.EIO, syscall.EINVAL, syscall.EUCLEAN, syscall.EBADMSG, syscall.ENOENT, syscall.ENXIO} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // sysMount mounts dev on dir as fs, without flags or options.
