@@ -108,6 +108,18 @@ func (b *Boot) rootFork(seed uint64) (*UniverseSnapshot, Fork) {
 	return b.Snap, Fork{Seed: seed, Plan: PlanSeed}
 }
 
+// inBootStep reports whether the universe is in the first step of a fork
+// path whose plan is the boot's (PlanBoot): the boot universe itself, or a
+// replay (bisection, shrinking, a sweep's re-run) of a root universe that
+// started from its snapshot, before the fork at the setup point. What a
+// universe does differently while booting must be decided by this, a
+// function of its path, and never by how it was built (stopAtSetup is
+// the boot universe's only): a replay has to do exactly what the boot did.
+// A perturbed boot (setup.perturb) is its seed's root: not a boot step.
+func (u *Universe) inBootStep() bool {
+	return len(u.path) == 1 && u.path[0].Plan == PlanBoot
+}
+
 // setupReached reports whether the universe has passed its spec's setup
 // point. It is checked at window boundaries; for init, a node counts once
 // any of its harts has entered user mode.

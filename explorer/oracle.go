@@ -307,7 +307,10 @@ func (s *sink) Event(data []byte, hart int) {
 		f.Message = deadlockWho(e) + " wait with nothing to wake them"
 	case e.Event == sdk.EventError:
 		f.Kind = "init"
-		f.Message = e.Name + ": " + e.Message
+		f.Message = e.Message
+		if e.Name != "" { // the process it could not start, say
+			f.Message = e.Name + ": " + e.Message
+		}
 	case e.Signal != 0:
 		f.Kind = "signal"
 		f.Message = fmt.Sprintf("%s killed by %s", e.Name, e.SignalLabel())
@@ -338,9 +341,10 @@ func deadlockWho(e *sdk.Event) string {
 // and the chaos phase lasts.
 func (s *sink) KillNext(n int, _ int) uint64 {
 	u := s.u
-	if u.stopAtSetup {
-		// The boot universe: its forks draw the kills from their own
-		// seeds, so the init asks again in 10 ms, past the setup point.
+	if u.inBootStep() {
+		// The unperturbed boot to the setup point: the root universes
+		// forked from it draw the kills from their own seeds, so the
+		// init asks again in 10 ms, past the setup point.
 		return 10_000<<8 | 0xff
 	}
 	now := u.now()

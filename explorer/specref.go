@@ -78,7 +78,7 @@ var SpecReference = []SpecField{
 	{"nodes[].run[].restart", "string", "no", "no: a task, the run waits for it to exit 0; on-failure or always: a service, restarted 100ms after it ends (at most 10 times)"},
 	{"nodes[].files", "map", "{}", "host files and folders to add: {host path: guest path}"},
 	{"nodes[].rootfs", "path", "none", "the root filesystem: a folder, a tar archive, or an OCI image (docker save archive, OCI layout or its tar; linux/riscv64), whose entrypoint, cmd, env and working directory are used unless run says otherwise"},
-	{"nodes[].mounts[].dev", "path", "none", "a block device everett's init mounts before it starts the workload (the node's disk is /dev/vda)"},
+	{"nodes[].mounts[].dev", "path", "none", "a block device everett's init mounts before it starts the workload (the node's disk is /dev/vda); an I/O error is tried again, 5 attempts in all"},
 	{"nodes[].mounts[].dir", "path", "none", "where it is mounted (created when missing)"},
 	{"nodes[].mounts[].fs", "string", "none", "its file system type (ext4)"},
 	{"nodes[].env", "map", "{}", "environment variables of every process of the node (beside EVERETT_NODE, EVERETT_NODES, EVERETT_NODE_NAME, EVERETT_ADDR and EVERETT_PEERS, which everett sets)"},

@@ -84,7 +84,9 @@ type Universe struct {
 	setupDone bool
 	setupAt   uint64
 	// stopAtSetup: the boot universe, which stops at the first window
-	// boundary past the spec's setup point.
+	// boundary past the spec's setup point. Only where it stops may
+	// depend on it: a replay of the boot's path is built without it and
+	// must run the same (see inBootStep).
 	stopAtSetup bool
 	progressAt  uint64
 	liveStart   uint64 // liveness phase start (0: not started)

@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,12 @@ func workloadProgram(t *testing.T, name string) string {
 	}
 	guestimg.Linux(t) // the bundled kernel: built once, cached
 	dir, _ := filepath.Abs(filepath.Join("testdata", "workload", name))
+	sdk, _ := filepath.Abs(filepath.Join("..", "guest-images", "sdk")) // everett.h
 	return guestbuild.BuildSpec(t, guestbuild.Spec{
 		Name:  "workload-" + name,
 		CC:    guestbuild.LinuxCC,
 		Flags: []string{"-static", "-O2", "-g", "-Wall", "-Werror", "-pthread"},
-		Dirs:  []string{dir},
+		Dirs:  []string{dir, sdk},
 	})
 }
 
@@ -415,4 +417,161 @@ func TestEachUniverseGivesTheWorkloadItsOwnRandomnessAndReplaysIt(t *testing.T) 
 		t.Fatalf("8 universes drew %d distinct codes (%v): the workload's randomness is not the universe's", len(res.Failures), signatures(res))
 	}
 	replays(t, res.Failures[0])
+}
+
+// killSetupSpec is one node running a service (restart: always) and a
+// task that marks the setup point itself (setup: sdk) after 50 ms, then
+// runs 1.5 s and exits with code: everett's init starts the service and
+// asks for its first kill fault during the boot, before the setup point,
+// as it does for etcd's spec-workload.yaml.
+func killSetupSpec(t *testing.T, code string) *Spec {
+	t.Helper()
+	tmp := t.TempDir()
+	for _, name := range []string{"sleeper", "setupat"} {
+		if err := os.Symlink(workloadProgram(t, name), filepath.Join(tmp, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `nodes:
+  - harts: 1
+    memory: 128MiB
+    run:
+      - {name: svc, cmd: [./sleeper, "100"], restart: always}
+      - {name: client, cmd: [./setupat, "50", "1500", "` + code + `"]}
+setup: sdk
+faults: {kills: 2, swarm: false, chaos: 1s}
+budgets: {time: 5s}
+`
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// kills returns the kill decisions of a universe.
+func kills(ds []Decision) []Decision {
+	var out []Decision
+	for _, d := range ds {
+		if d.Kind == "kill" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestAFailureAfterKillFaultsWithTheWorkloadsOwnSetupPointReplays(t *testing.T) {
+	// Before the fix, the boot universe told the init to ask again for
+	// kills after the setup point while a replay's boot told it there
+	// were none: the replay carried out no kill and failed elsewhere.
+	s := killSetupSpec(t, "3")
+	r := onlyFailure(t, exploreOne(t, s, 2), "exit: client exited with code 3")
+	if len(r.Path) != 2 || r.Path[0].Plan != PlanBoot || len(kills(r.Decisions)) == 0 {
+		t.Fatalf("fork path %v, decisions %v: want a root universe forked from the boot, with kills", r.Path, r.Decisions)
+	}
+	replays(t, r)
+}
+
+func TestEveryUniverseOfAWorkloadWithKillFaultsReplaysToItsStateHash(t *testing.T) {
+	replaysToItsStateHash(t, killSetupSpec(t, "0"), 4, true, true)
+}
+
+func TestEveryUniverseOfAClusterWithDisksAndEveryFaultReplaysToItsStateHash(t *testing.T) {
+	// Three nodes that mount their disks, a service writing to it (kills,
+	// crashes that lose unsynced writes, disk errors, restarts by its
+	// policy and by the fault model), partitions, clock skew, the swarm's
+	// schedules: each universe, passed or failed, replays to its hash.
+	tmp := t.TempDir()
+	for _, name := range []string{"scribe", "setupat"} {
+		if err := os.Symlink(workloadProgram(t, name), filepath.Join(tmp, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `nodes:
+  - name: "n{i}"
+    count: 3
+    harts: 2
+    memory: 128MiB
+    disk: ` + guestimg.Linux(t).Disk + `
+    mounts: [{dev: /dev/vda, dir: /data, fs: ext4}]
+    run:
+      - {name: scribe, cmd: [./scribe, /data/log, "20", "100"], restart: on-failure}
+      - {name: client, cmd: [./setupat, "50", "1500"]}
+setup: sdk
+faults: {kills: 2, crashes: 1, disk_errors: 0.005, clock_skew: 1ms, chaos: 1s}
+budgets: {time: 4s}
+`
+	s, err := ParseSpec([]byte(yaml), tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaysToItsStateHash(t, s, 2, false, true)
+}
+
+// replaysToItsStateHash explores the root universes of seeds 1..n from the
+// spec's boot snapshot, as Explore does (with the search's coverage, so
+// that they snapshot what is new), and a fork of each one's first such
+// snapshot; then replays each from its fork path (Replay, as for a
+// report): the replay must end at the same instruction count with the
+// same state hash, whether the universe passed or failed. pass: every
+// universe must pass; forks: fork from the snapshots too (when false, a
+// universe takes none).
+func replaysToItsStateHash(t *testing.T, s *Spec, n uint64, pass, forks bool) {
+	t.Helper()
+	boot, err := BootOnce(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if boot.Snap == nil {
+		t.Fatalf("no boot snapshot: %v", boot)
+	}
+	seen := newSeen(s)
+	seen.merge(boot.cov)
+	check := func(seed uint64, snap *UniverseSnapshot, f Fork) *Universe {
+		t.Helper()
+		u, err := forkWith(s, snap, f, seen, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !forks {
+			u.maxSnaps = 0
+		}
+		u.runTo(0)
+		if pass && u.failure != nil {
+			t.Fatalf("fork path %v: %s\n%s", u.path, u.failure.Signature(), u.ConsoleTails()[0])
+		}
+		u.release()
+		seen.merge(u.cov)
+		r := &Report{Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s)}, Path: u.path}
+		rr, err := Replay(r, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, what := fmt.Sprintf("%016x", u.hash), "passed"
+		if u.failure != nil {
+			what = u.failure.Signature()
+		}
+		if rr.StateHash != want || rr.ICount != u.icountEnd {
+			t.Fatalf("fork path %v (%s; plan %+v; decisions %v): explored to %d instructions, state hash %s; replayed to %d, %s (failure %v)",
+				u.path, what, u.plan, u.decisions, u.icountEnd, want, rr.ICount, rr.StateHash, rr.Failure)
+		}
+		kinds := map[string]int{}
+		for _, d := range u.decisions {
+			kinds[d.Kind]++
+		}
+		t.Logf("fork path %v: %s; decisions %v; %d instructions, state hash %s", u.path, what, kinds, u.icountEnd, want)
+		return u
+	}
+	forked := 0
+	for seed := uint64(1); seed <= n; seed++ {
+		snap, f := boot.rootFork(seed)
+		u := check(seed, snap, f)
+		if len(u.snaps) > 0 {
+			check(seed+1000, u.snaps[0], Fork{Seed: seed + 1000})
+			forked++
+		}
+	}
+	if forks && forked == 0 {
+		t.Fatalf("no universe took a snapshot to fork from")
+	}
 }

@@ -88,7 +88,7 @@ func runInit(con *console) (code int) {
 	if err := configureNode(con, u); err != nil {
 		return fail(exitFailure, "", err)
 	}
-	if err := mountWorkload(con, w.Mounts); err != nil {
+	if err := mountWorkload(con, w.Mounts, sysMount, time.Sleep); err != nil {
 		return fail(exitFailure, "", err)
 	}
 	var extra []string

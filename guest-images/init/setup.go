@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"everett/guest-images/sdk/go/everett"
 	"everett/guest-images/sdk/go/netconf"
@@ -101,20 +102,66 @@ func writeHosts(b []byte) error {
 	return os.WriteFile("/etc/hosts", b, 0o644)
 }
 
+// Mount attempts: a disk that fails a read while the kernel reads its
+// superblock, inode table or journal (a transient error, or one the
+// explorer's fault model injects) fails mount(2) with EIO, or with what
+// the file system makes of it (ext4: EINVAL when it could not load its
+// journal, EUCLEAN, EBADMSG); a device that has not appeared yet, with
+// ENOENT or ENXIO. Like kubelet's volume mounts or systemd's wait for a
+// device, the init tries again after a pause that doubles, a bounded
+// number of times, before it gives up and ends the run.
+const (
+	mountAttemptsMax = 5
+	mountPauseFirst  = 50 * time.Millisecond // then 100, 200, 400 ms
+)
+
 // mountWorkload mounts the workload's file systems, creating their
-// directories.
-func mountWorkload(con *console, ms []mountSpec) error {
+// directories; mount and sleep are syscall.Mount and time.Sleep but in
+// tests.
+func mountWorkload(con *console, ms []mountSpec, mount func(dev, dir, fs string) error, sleep func(time.Duration)) error {
 	for i, m := range ms {
 		if err := os.MkdirAll(filepath.Clean(m.Dir), 0o755); err != nil {
 			return fmt.Errorf("mounts[%d]: mkdir %s: %w", i, m.Dir, err)
 		}
-		if err := syscall.Mount(m.Dev, m.Dir, m.FS, 0, ""); err != nil {
-			return fmt.Errorf("mounts[%d]: mount %s on %s (%s): %w", i, m.Dev, m.Dir, m.FS, err)
+		pause := mountPauseFirst
+		for attempt := 1; ; attempt++ {
+			err := mount(m.Dev, m.Dir, m.FS)
+			if err == nil {
+				break
+			}
+			if attempt == mountAttemptsMax || !mountRetryable(err) {
+				how := ""
+				if attempt > 1 {
+					how = fmt.Sprintf(" (%d attempts)", attempt)
+				}
+				return fmt.Errorf("mounts[%d]: mount %s on %s (%s): %w%s", i, m.Dev, m.Dir, m.FS, err, how)
+			}
+			con.say("mount %s on %s (%s): %v; trying again in %v (attempt %d of %d)", m.Dev, m.Dir, m.FS, err, pause, attempt+1, mountAttemptsMax)
+			sleep(pause)
+			pause *= 2
 		}
 		con.say("mounted %s on %s (%s)", m.Dev, m.Dir, m.FS)
 	}
 	return nil
 }
+
+// mountRetryable reports whether another attempt may mount where this one
+// failed. EINVAL is also a wrong file system type or option: trying again
+// costs such a mistake 750 ms of virtual time before it is reported. A
+// file system type the kernel lacks (ENODEV), a target already mounted
+// (EBUSY), a device that is not a block device (ENOTBLK) or a refusal
+// (EPERM, EACCES, EROFS): no pause makes them mount.
+func mountRetryable(err error) bool {
+	for _, e := range []syscall.Errno{syscall.EIO, syscall.EINVAL, syscall.EUCLEAN, syscall.EBADMSG, syscall.ENOENT, syscall.ENXIO} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// sysMount mounts dev on dir as fs, without flags or options.
+func sysMount(dev, dir, fs string) error { return syscall.Mount(dev, dir, fs, 0, "") }
 
 // buildSpecs makes the processes of w ready to start on node u: their
 // environments, directories and programs (argv[0] looked up in PATH when

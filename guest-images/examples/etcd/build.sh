@@ -3,18 +3,21 @@
 # below), built unmodified from its released source by build-server.sh in a
 # Go module of its own, and this example's init and client (init/, built in
 # this folder's module at the client release its go.mod pins), packed into
-# an initramfs; and the data disk every node gets a copy of (an empty ext4
-# file system, guest-images/linux/build-disk.sh). Links them and the guest
-# kernel into build/examples/etcd/ at the top of the repository, where
-# spec.yaml finds them. Prints the initramfs's path.
+# an initramfs; the client as an ordinary program (client/, static
+# linux/riscv64); and the data disk every node gets a copy of (an empty
+# ext4 file system, guest-images/linux/build-disk.sh). Links them, the
+# server binary and the guest kernel into build/examples/etcd/ at the top
+# of the repository, where the specs find them (spec.yaml: Image,
+# etcd-initramfs.cpio, disk.img; spec-workload.yaml: etcd, etcd-client,
+# disk.img). Prints the initramfs's path.
 #
 # check-versions.sh lists the releases this recipe was seen to build.
 #
 # Cache: $EVERETT_CACHE/etcd/<key>/, <key> hashing the Go toolchain, the
 # etcd version, this script, build-server.sh, go.mod, go.sum and every Go
-# source the init and the packer are built from (the server has a cache of
-# its own, see build-server.sh). Two builds with the same key are
-# byte-identical.
+# source the init, the client and the packer are built from (the server
+# has a cache of its own, see build-server.sh). Two builds with the same
+# key are byte-identical.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -36,7 +39,8 @@ key=$(
 		echo "etcd $ETCD_VERSION"
 		for f in guest-images/examples/etcd/build.sh guest-images/examples/etcd/build-server.sh \
 			guest-images/examples/etcd/go.mod guest-images/examples/etcd/go.sum \
-			guest-images/examples/etcd/init/*.go guest-images/sdk/go/everett/* guest-images/sdk/go/netconf/*.go \
+			guest-images/examples/etcd/init/*.go guest-images/examples/etcd/workload/*.go \
+			guest-images/examples/etcd/client/*.go guest-images/sdk/go/everett/* guest-images/sdk/go/netconf/*.go \
 			guest-images/sdk/go/initramfs/*.go guest-images/sdk/go/mkinitramfs/*.go; do
 			case "$f" in *_test.go) continue ;; esac
 			printf 'file %s\n' "$f"
@@ -46,6 +50,7 @@ key=$(
 )
 out="$cache_root/etcd/$key"
 img="$out/etcd-initramfs.cpio"
+client="$out/etcd-client"
 
 link() {
 	kernel=$(sh "$root/guest-images/linux/build-kernel.sh")
@@ -53,6 +58,8 @@ link() {
 	ln -sf "$kernel" "$root/build/examples/etcd/Image"
 	ln -sf "$img" "$root/build/examples/etcd/etcd-initramfs.cpio"
 	ln -sf "$disk" "$root/build/examples/etcd/disk.img"
+	ln -sf "$client" "$root/build/examples/etcd/etcd-client"
+	ln -sf "$(sh "$here/build-server.sh" "$ETCD_VERSION")" "$root/build/examples/etcd/etcd"
 }
 
 if [ -f "$img" ]; then
@@ -86,6 +93,8 @@ printf '%s\n' "$flags" >"$tmp/etcd-flags"
 # sources and the toolchain only.
 (cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=riscv64 "$GO" build -trimpath -buildvcs=false \
 	-ldflags="-s -w -buildid=" -o "$tmp/init" ./init)
+(cd "$here" && CGO_ENABLED=0 GOOS=linux GOARCH=riscv64 "$GO" build -trimpath -buildvcs=false \
+	-ldflags="-s -w -buildid=" -o "$tmp/etcd-client" ./client)
 (cd "$root" && "$GO" build -o "$tmp/mkinitramfs" ./guest-images/sdk/go/mkinitramfs)
 cat >"$tmp/list" <<EOF
 dir bin 0755
@@ -96,6 +105,7 @@ file etc/etcd-flags 0644 $tmp/etcd-flags
 EOF
 "$tmp/mkinitramfs" -z=false -o "$tmp/etcd-initramfs.cpio" -init "$tmp/init" -list "$tmp/list"
 echo "$ETCD_VERSION" >"$out/etcd-version"
+mv "$tmp/etcd-client" "$client"
 mv "$tmp/etcd-initramfs.cpio" "$img"
 link
 echo "$img"

@@ -2,7 +2,8 @@
 // node's disk at /data, brings up eth0, and runs the etcd server (/bin/etcd,
 // unmodified) as one member of the cluster, restarting it when it exits, as
 // an init system would. The client's node also runs the workload and checks
-// its history for linearizability (client.go, check.go).
+// its history for linearizability (package workload, which the ordinary
+// client program ../client runs too).
 //
 // Kernel command line:
 //
@@ -34,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"everett/guest-images/examples/etcd/workload"
 	"everett/guest-images/sdk/go/everett"
 	"everett/guest-images/sdk/go/netconf"
 )
@@ -157,7 +159,18 @@ func main() {
 	if cfg.node != cfg.client {
 		select {} // init never exits
 	}
-	finish(runClient(cfg))
+	var eps []string
+	for i := 0; i < cfg.nodes; i++ {
+		eps = append(eps, nodeURL(i, 2379))
+	}
+	finish(workload.Run(workload.Config{
+		Endpoints:    eps,
+		Ops:          cfg.ops,
+		PauseMax:     workload.DefaultPauseMax,
+		Serializable: cfg.serializable,
+		Say:          say,
+		Drain:        netconf.DrainConsole,
+	}))
 }
 
 // runServer runs the etcd member of this node, again whenever it exits: a

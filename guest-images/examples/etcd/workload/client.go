@@ -1,4 +1,10 @@
-package main
+// Package workload is the etcd example's client: workers (one per member)
+// run puts, gets, deletes and compare-and-swap transactions against the
+// cluster, and the client checks what they saw: the history of every key
+// is linearizable (check.go, with porcupine), a watch reports every write
+// (watch.go), and the members agree on HashKV. Both the example's PID-1
+// init (../init) and its ordinary client program (../client) run it.
+package workload
 
 import (
 	"context"
@@ -13,7 +19,6 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"everett/guest-images/sdk/go/everett"
-	"everett/guest-images/sdk/go/netconf"
 )
 
 // The workload: workers (one per member, each talking to its member only)
@@ -101,13 +106,33 @@ func (r *record) String() string {
 	return s
 }
 
-func endpoints(n int) []string {
-	var eps []string
-	for i := 0; i < n; i++ {
-		eps = append(eps, nodeURL(i, 2379))
-	}
-	return eps
+// Config is what the client is told: where the members are and what the
+// workload does.
+type Config struct {
+	// Endpoints are the members' client URLs (http://ADDR:2379), one
+	// worker each.
+	Endpoints []string
+	// Ops is the number of operations of the workload, all workers
+	// together.
+	Ops int
+	// PauseMax bounds the pause before each operation, drawn uniformly
+	// below it (0: no pause).
+	PauseMax time.Duration
+	// Serializable makes reads serializable (the member's local state)
+	// while the check still expects linearizable results: the
+	// deliberately broken client.
+	Serializable bool
+	// Say prints one line of the client's report (nil: standard output).
+	Say func(format string, args ...any)
+	// Drain is called before a failing assertion, so that the lines that
+	// explain it reach the console before the run ends (nil: nothing).
+	Drain func()
 }
+
+// DefaultPauseMax is the pause bound the example has always used.
+const DefaultPauseMax = 20 * time.Millisecond
+
+var say = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
 
 // newClient connects to eps. gRPC's reconnection backoff grows to two
 // minutes by default: after a long partition a client would sit out the
@@ -198,10 +223,23 @@ func readInitial(cli *clientv3.Client, deadline time.Time) ([]*record, bool) {
 	return out, true
 }
 
-// runClient runs the workload and checks its history. It returns the exit
-// code: 0 linearizable, 1 a violation, 2 the cluster did not form.
-func runClient(cfg config) int {
-	eps := endpoints(cfg.nodes)
+// Run waits for the cluster, marks the setup point (the SDK's
+// setup_complete), runs the workload and checks its history. It returns
+// the exit code: 0 every check passed, 1 a violation, 2 the cluster did
+// not form (or cfg is unusable).
+func Run(cfg Config) int {
+	if cfg.Say != nil {
+		say = cfg.Say
+	}
+	drain := cfg.Drain
+	if drain == nil {
+		drain = func() {}
+	}
+	eps := cfg.Endpoints
+	if len(eps) == 0 || cfg.Ops < 1 || cfg.PauseMax < 0 {
+		say("client: want at least one endpoint, one operation and a pause bound of 0 or more (got %d, %d, %v)", len(eps), cfg.Ops, cfg.PauseMax)
+		return 2
+	}
 	cli, err := newClient(eps)
 	if err != nil {
 		say("client: %v", err)
@@ -215,7 +253,7 @@ func runClient(cfg config) int {
 		return 2
 	}
 	say("client: the cluster formed; %d operations on %d keys by %d workers%s",
-		cfg.ops, numKeys, cfg.nodes, map[bool]string{true: ", reading with serializable consistency"}[cfg.serializable])
+		cfg.Ops, numKeys, len(eps), map[bool]string{true: ", reading with serializable consistency"}[cfg.Serializable])
 	everett.SetupComplete()
 
 	wctx, stopWatch := context.WithCancel(context.Background())
@@ -232,7 +270,7 @@ func runClient(cfg config) int {
 		wg      sync.WaitGroup
 		next    int
 	)
-	for w := 0; w < cfg.nodes; w++ {
+	for w := range eps {
 		wc, err := newClient([]string{eps[w]})
 		if err != nil {
 			say("client: worker %d: %v", w, err)
@@ -248,11 +286,13 @@ func runClient(cfg config) int {
 				i := next
 				next++
 				mu.Unlock()
-				if i >= cfg.ops {
+				if i >= cfg.Ops {
 					return
 				}
-				time.Sleep(time.Duration(rng.IntN(20_000)) * time.Microsecond)
-				r := do(wc, w, i, inc, rng, start, cfg.serializable)
+				if us := cfg.PauseMax.Microseconds(); us > 0 {
+					time.Sleep(time.Duration(rng.Int64N(us)) * time.Microsecond)
+				}
+				r := do(wc, w, i, inc, rng, start, cfg.Serializable)
 				mu.Lock()
 				history = append(history, r)
 				mu.Unlock()
@@ -277,7 +317,7 @@ func runClient(cfg config) int {
 		for _, r := range v.ops {
 			say("  %s", r)
 		}
-		netconf.DrainConsole()
+		drain()
 		everett.Always(false, "etcd: the history of every key is linearizable")
 		return 1
 	}
@@ -287,13 +327,13 @@ func runClient(cfg config) int {
 	top := maxRev(history)
 	if !watched.caughtUp(top, watchWait) {
 		say("client: the watch reported revisions up to %d within %v, the writes reached %d", watched.last, watchWait, top)
-		netconf.DrainConsole()
+		drain()
 		everett.Always(false, "etcd: the watch reports every write")
 		return 1
 	}
 	if msg := checkWatch(watched, history); msg != "" {
 		say("client: WATCH: %s", msg)
-		netconf.DrainConsole()
+		drain()
 		everett.Always(false, "etcd: the watch reports every write")
 		return 1
 	}
@@ -303,7 +343,7 @@ func runClient(cfg config) int {
 	msg, n := checkHashes(cli, eps, top)
 	if msg != "" {
 		say("client: HASH: %s", msg)
-		netconf.DrainConsole()
+		drain()
 		everett.Always(false, "etcd: the members agree on HashKV")
 		return 1
 	}
