@@ -242,6 +242,13 @@ func drawPlan(s *Spec, root uint64) Plan {
 				// which a short program has tens or hundreds of.
 				c.EventSpan = []uint64{16, 32, 64, 128, 512}[ei]
 			}
+			// A hold changes the run as a PCT priority change does, and
+			// a bug's depth is small: one to three holds that held
+			// something back (a hold while nothing else could run goes
+			// back to the budget), else a later hold undoes an earlier
+			// one (the thread it lets run first is the one held first).
+			c.Preemptions = 1 + int(r.Uint64()%3)
+			c.Depth = min(c.Depth, c.Preemptions)
 		}
 	}
 	return p
