@@ -38,6 +38,7 @@ type Program struct {
 	Test      *Test
 	RAMBytes  uint64
 	Threads   []ThreadCode
+	Labels    []map[string]uint64 // per thread: label -> address (looked up only)
 	DataBase  uint64
 	VarAddr   []uint64 // by index in Test.Vars
 	CodeInsns int      // instructions in all columns, without sleds and epilogues
@@ -68,10 +69,11 @@ func layout(t *Test, tail int) (*Program, error) {
 	at := uint64(RAMBase)
 	for i := range t.Threads {
 		entry := at + 4*MaxDelay
-		col, err := Assemble(t, i, entry)
+		col, labels, err := assemble(t, i, entry)
 		if err != nil {
 			return nil, err
 		}
+		p.Labels = append(p.Labels, labels)
 		p.CodeInsns += len(col)
 		for _, w := range col {
 			if op := isa.Decode(w).Op; op == isa.LR_W || op == isa.LR_D {
@@ -98,7 +100,30 @@ func layout(t *Test, tail int) (*Program, error) {
 		p.VarAddr = append(p.VarAddr, at+uint64(k)*lineSize)
 	}
 	p.RAMBytes = alignUp(at+uint64(max(len(t.Vars), 1))*lineSize, pageSize) - RAMBase
+	for _, r := range t.Regs {
+		if err := p.checkCodeLabel(r.AddrOf, r.Line); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range t.Vars {
+		if err := p.checkCodeLabel(v.AddrOf, v.Line); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// checkCodeLabel reports an initial value "P1:LC00" whose label thread
+// P1 does not have.
+func (p *Program) checkCodeLabel(name string, line int) error {
+	th, label, ok := parseCodeLabel(name)
+	if !ok {
+		return nil
+	}
+	if _, found := p.Labels[th][label]; !found {
+		return &Error{File: p.Test.File, Line: line, Msg: fmt.Sprintf("%s: P%d has no label %s", name, th, label)}
+	}
+	return nil
 }
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
@@ -117,8 +142,12 @@ func mustEncode(text string, pc uint64) uint32 {
 	return w
 }
 
-// addrOf returns the address of the memory location called name.
+// addrOf returns the address of the memory location called name, or of
+// the code label name ("P1:LC00").
 func (p *Program) addrOf(name string) uint64 {
+	if th, label, ok := parseCodeLabel(name); ok {
+		return p.Labels[th][label] // checked by layout
+	}
 	for k, v := range p.Test.Vars {
 		if v.Name == name {
 			return p.VarAddr[k]

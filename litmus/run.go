@@ -149,7 +149,8 @@ func Run(t *Test, opt Options) (*Result, error) {
 }
 
 // observed lists the locations a state records: the locations list, then
-// every location the condition names, each once, in order of mention.
+// every location the condition names, then those only the filter names,
+// each once, in order of mention.
 func observed(t *Test) []Loc {
 	var out []Loc
 	add := func(l Loc) {
@@ -161,6 +162,7 @@ func observed(t *Test) []Loc {
 		add(l)
 	}
 	t.Cond.walk(func(a *Atom) { add(a.Loc) })
+	t.Filter.walk(func(a *Atom) { add(a.Loc) })
 	return out
 }
 
