@@ -14,13 +14,20 @@ import (
 // line, the second encodes with isa.Parse and isa.Encode, branch and jump
 // targets replaced by their addresses. Errors are *Error and name the line.
 func Assemble(t *Test, th int, pc uint64) ([]uint32, error) {
-	words, _, err := assemble(t, th, pc)
-	return words, err
+	col, err := assemble(t, th, pc)
+	return col.words, err
 }
 
-// assemble is Assemble that also returns the address of every label of
-// the thread (looked up only, never iterated).
-func assemble(t *Test, th int, pc uint64) ([]uint32, map[string]uint64, error) {
+// column is one thread's assembled code.
+type column struct {
+	words  []uint32
+	lines  []int             // the file line of each word
+	labels map[string]uint64 // label -> address (looked up only, never iterated)
+}
+
+// assemble is Assemble that also returns the line of every word and the
+// address of every label of the thread.
+func assemble(t *Test, th int, pc uint64) (column, error) {
 	lines := t.Threads[th].Lines
 	type item struct {
 		src   SrcLine
@@ -34,7 +41,7 @@ func assemble(t *Test, th int, pc uint64) ([]uint32, map[string]uint64, error) {
 	for _, l := range lines {
 		if l.Label != "" {
 			if first, dup := labelLine[l.Label]; dup {
-				return nil, nil, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: label %s is defined twice (first on line %d)", th, l.Label, first)}
+				return column{}, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: label %s is defined twice (first on line %d)", th, l.Label, first)}
 			}
 			labels[l.Label], labelLine[l.Label] = at, l.Line
 		}
@@ -43,32 +50,34 @@ func assemble(t *Test, th int, pc uint64) ([]uint32, map[string]uint64, error) {
 		}
 		texts, err := expand(l.Text)
 		if err != nil {
-			return nil, nil, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, l.Text, err)}
+			return column{}, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, l.Text, err)}
 		}
 		items = append(items, item{l, texts, at})
 		at += 4 * uint64(len(texts))
 	}
 	var out []uint32
+	var outLines []int
 	for _, it := range items {
 		pc := it.pc
 		for _, text := range it.texts {
 			text, err := resolveLabels(text, labels)
 			if err != nil {
-				return nil, nil, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, it.src.Text, err)}
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, it.src.Text, err)}
 			}
 			in, err := isa.Parse(text, pc)
 			if err != nil {
-				return nil, nil, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %v", th, err)}
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %v", th, err)}
 			}
 			w, err := isa.Encode(in)
 			if err != nil || in.Len != 4 {
-				return nil, nil, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: cannot encode as one 32-bit instruction: %v", th, it.src.Text, err)}
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: cannot encode as one 32-bit instruction: %v", th, it.src.Text, err)}
 			}
 			out = append(out, w)
+			outLines = append(outLines, it.src.Line)
 			pc += 4
 		}
 	}
-	return out, labels, nil
+	return column{out, outLines, labels}, nil
 }
 
 // expand normalises one instruction's spelling for isa.Parse and expands

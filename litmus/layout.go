@@ -50,6 +50,17 @@ type ThreadCode struct {
 	Base  uint64   // first instruction of the sled
 	Entry uint64   // first instruction of the column (after the sled)
 	Words []uint32 // sled, column, epilogue
+
+	lines []int // the file line of each word of the column
+}
+
+// lineAt returns the file line of the column's instruction at pc, or 0
+// if pc is not in the column.
+func (th *ThreadCode) lineAt(pc uint64) int {
+	if pc < th.Entry || pc&3 != 0 || (pc-th.Entry)/4 >= uint64(len(th.lines)) {
+		return 0
+	}
+	return th.lines[(pc-th.Entry)/4]
 }
 
 // Layout assembles every thread of t and places code and data, for sc.
@@ -69,11 +80,12 @@ func layout(t *Test, tail int) (*Program, error) {
 	at := uint64(RAMBase)
 	for i := range t.Threads {
 		entry := at + 4*MaxDelay
-		col, labels, err := assemble(t, i, entry)
+		c, err := assemble(t, i, entry)
 		if err != nil {
 			return nil, err
 		}
-		p.Labels = append(p.Labels, labels)
+		col := c.words
+		p.Labels = append(p.Labels, c.labels)
 		p.CodeInsns += len(col)
 		for _, w := range col {
 			if op := isa.Decode(w).Op; op == isa.LR_W || op == isa.LR_D {
@@ -92,7 +104,7 @@ func layout(t *Test, tail int) (*Program, error) {
 		end := at + 4*uint64(len(words))
 		words = append(words, mustEncode("fence rw,rw", end), mustEncode("wfi", end+4))
 		words = append(words, mustEncode(fmt.Sprintf("j %x", end+4), end+8))
-		p.Threads = append(p.Threads, ThreadCode{Base: at, Entry: entry, Words: words})
+		p.Threads = append(p.Threads, ThreadCode{Base: at, Entry: entry, Words: words, lines: c.lines})
 		at = alignUp(at+4*uint64(len(words)), pageSize)
 	}
 	p.DataBase = at
