@@ -568,7 +568,7 @@ func (p *parser) row(row []byte, lines []int, threads int) error {
 		}
 	}
 	if len(cells) > threads {
-		return p.errf(lines[cells[threads][0]], "%d columns, but the test has %d threads", len(cells), threads)
+		return p.errf(lines[min(cells[threads][0], len(lines)-1)], "%d columns, but the test has %d threads", len(cells), threads)
 	}
 	for i, c := range cells {
 		text := string(row[c[0]:c[1]])

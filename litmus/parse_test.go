@@ -180,6 +180,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte("RISCV X\n{\n}\n P0 ;\nexists (~~~(x=1))"))
+	f.Add([]byte("RISCV F\n\"two\nlines\"\n{ uint64_t 0:x7; 0:x9=P0:L; 0:x6=x; }\n P0 ;\n L: lw.aq x7,0(x6) (* a\n *) ;\n jalr x0,x9,0 ;\nlocations [x;]\nfilter not (0:x7=1)\nforall (x=0 \\/ not(x=1))"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tt, err := Parse("fuzz.litmus", b)
 		if err != nil {
@@ -193,6 +194,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("layout error %v does not wrap ErrSyntax", err)
 		}
 		_ = tt.Cond.String()
+		if tt.Filter != nil {
+			_ = tt.Filter.String()
+		}
 	})
 }
 
