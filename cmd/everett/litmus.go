@@ -28,9 +28,11 @@ func newLitmusCmd() *cobra.Command {
 		Short: "Run memory-model litmus tests and print litmus7-style results",
 		Long: `Run litmus tests in the diy/herd format (RISCV header, initial state,
 one column of RISC-V assembly per thread, an exists/~exists/forall
-condition). Each test runs --runs times on a machine with one hart per
-thread; run i draws its schedule and thread delays from a seed derived from
---seed and i, so the output is the same for any --jobs.
+condition over /\, \/, ~ or not and parentheses, with an optional filter
+that discards the runs it does not hold for). Each test runs --runs
+times on a machine with one hart per thread; run i draws its schedule and
+thread delays from a seed derived from --seed and i, so the output is the
+same for any --jobs.
 
 For each test it prints the final states with their counts, whether the
 condition is validated, and "Observation NAME Never|Sometimes|Always P N".
@@ -45,9 +47,9 @@ Forbidden fails if any run satisfies the condition, Allowed if none does,
 Required if some run does not.
 
 A file everett cannot run (bad syntax, an instruction it does not know, a
-run that never ends) is reported on stderr as one line "FILE:LINE: reason"
-(or "FILE: reason" when no line is to blame) and skipped; the other files
-run. At the end a line says how many were skipped.
+run that never ends) is reported on stderr as one line "FILE:LINE: reason
+(skipped)" (just FILE when no line is to blame) and skipped; the other
+files run. At the end a line says how many were skipped.
 
 Exit codes: 0 when every test ran (and, with --check, agreed with its
 verdict); 1 when --check found a contradiction (whether or not files were
