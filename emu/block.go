@@ -223,6 +223,7 @@ func writesX(k isa.Op) bool {
 	switch k {
 	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU,
 		isa.SB, isa.SH, isa.SW, isa.SD, isa.FSW, isa.FSD,
+		isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL,
 		isa.FENCE, isa.FENCE_I, isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET,
 		isa.WFI, isa.SFENCE_VMA, isa.ILLEGAL, isa.HYPERCALL:
 		return false

@@ -145,6 +145,15 @@ func (h *Hart) exec(b *block, vpc uint64, start, n int) int {
 				return h.afterStore(vpc, o, i, r)
 			}
 
+		case isa.LB_AQ, isa.LH_AQ, isa.LW_AQ, isa.LD_AQ: // l{b,h,w,d}.aq (zalasr.go)
+			if !h.loadAcquire(vpc, o, i) {
+				return h.ended(i)
+			}
+		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL: // s{b,h,w,d}.rl
+			if r := h.storeRelease(vpc, o, i); r != stOK {
+				return h.afterStore(vpc, o, i, r)
+			}
+
 		case isa.ADDI:
 			x[o.rd] = x[o.rs1] + uint64(o.imm)
 		case isa.SLTI:
@@ -350,7 +359,11 @@ func (h *Hart) load(vpc uint64, o *op, i int, a uint64, size int) (uint64, bool)
 // so that no instruction runs past the round the event fires at.
 func (h *Hart) cutLoad(o *op, v uint64) {
 	h.m.cutLoads++
-	switch o.kind {
+	k := o.kind
+	if isZalasr(k) {
+		k = lasrPlain[k-isa.LB_AQ]
+	}
+	switch k {
 	case isa.LB:
 		h.x[o.rd] = uint64(int64(int8(v)))
 	case isa.LBU:

@@ -28,8 +28,10 @@ import (
 //     free), when a later access overlaps it (coherence), or at a fence
 //     whose predecessor set has reads.
 //
-// Everything else is performed in place after the hart settles (every
-// pending load resolved, the buffer drained): AMOs, LR/SC, CSR accesses,
+// A Zalasr load-acquire (without rl) is performed when it executes, never
+// deferred (zalasr.go). Everything else is performed in place after the
+// hart settles (every pending load resolved, the buffer drained): AMOs,
+// LR/SC, Zalasr store-releases and loads with rl, CSR accesses,
 // system instructions, fence.i, sfence.vma, floating-point loads and
 // stores, MMIO, accesses that cross a page or trap, and traps themselves.
 // Under sc none of this exists: the hooks are one nil test per block
@@ -228,6 +230,11 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			r = h.wmoStoreOp(vpc, o, i, 4)
 		case isa.SD:
 			r = h.wmoStoreOp(vpc, o, i, 8)
+		case isa.LB_AQ, isa.LH_AQ, isa.LW_AQ, isa.LD_AQ:
+			r = wmoSlow // with rl: in place, after settling
+			if o.raw>>25&1 == 0 {
+				r = h.wmoLoadAcquire(vpc, o, i) // zalasr.go
+			}
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		default:
@@ -285,7 +292,8 @@ func wmoPlain(k isa.Op) bool {
 		isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D,
 		isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI,
 		isa.ECALL, isa.EBREAK, isa.MRET, isa.SRET, isa.WFI, isa.SFENCE_VMA,
-		isa.FENCE_I, isa.HYPERCALL, isa.ILLEGAL:
+		isa.FENCE_I, isa.HYPERCALL, isa.ILLEGAL,
+		isa.LB_AQ, isa.LH_AQ, isa.LW_AQ, isa.LD_AQ, isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
 		return false
 	}
 	return true

@@ -10,8 +10,9 @@ package isa
 // and c.jr becomes JALR x0, 0(rs1). Otherwise the result has Len 4.
 //
 // Every encoding that is reserved, or that belongs to none of RV64IMAFDC,
-// Zicsr, Zifencei and the privileged instructions mret, sret, wfi and
-// sfence.vma, decodes to Op ILLEGAL with Len and Raw set. Words whose low
+// Zicsr, Zifencei, Zalasr and the privileged instructions mret, sret, wfi
+// and sfence.vma, decodes to Op ILLEGAL with Len and Raw set (a Zalasr
+// load without aq or store without rl is reserved). Words whose low
 // five bits are 11111 (instructions longer than 32 bits, §1.5) decode to
 // ILLEGAL with Len 4. The one custom-0 word 0x0000000b decodes to
 // HYPERCALL.
@@ -79,6 +80,12 @@ func Decode(raw uint32) Inst {
 		in.Rd, in.Rs1 = rd, rs1
 	case fmtR4:
 		in.Rd, in.Rs1, in.Rs2, in.Rs3, in.RM = rd, rs1, rs2, uint8(raw>>27), uint8(raw>>12&7)
+	case fmtLAQ:
+		in.Rd, in.Rs1 = rd, rs1
+		in.AQ, in.RL = true, raw>>25&1 != 0
+	case fmtSRL:
+		in.Rs1, in.Rs2 = rs1, rs2
+		in.AQ, in.RL = raw>>26&1 != 0, true
 	}
 	return in
 }
@@ -214,7 +221,19 @@ func lookup32(raw uint32) Op {
 		case 0x302:
 			return MRET
 		}
-	case opcAMO: // lr sc amo*.{w,d}
+	case opcAMO: // lr sc amo*.{w,d}; Zalasr l{b,h,w,d}.aq s{b,h,w,d}.rl
+		switch raw >> 27 {
+		case 0x06:
+			if funct3 < 4 {
+				return LB_AQ + Op(funct3)
+			}
+			return ILLEGAL
+		case 0x07:
+			if funct3 < 4 {
+				return SB_RL + Op(funct3)
+			}
+			return ILLEGAL
+		}
 		op := amoOps[raw>>27]
 		switch {
 		case op == ILLEGAL:

@@ -114,6 +114,18 @@ func TestDecode(t *testing.T) {
 		{"sc.w.rl sets rl only", 0x1bff202f, Inst{Op: SC_W, Rs1: 30, Rs2: 31, RL: true}},
 		{"amomaxu.w has funct5 11100", 0xe0b6252f, Inst{Op: AMOMAXU_W, Rd: 10, Rs1: 12, Rs2: 11}},
 
+		// Zalasr: funct5 00110 loads, 00111 stores; the load always has
+		// aq, the store rl, and the other bit is the instruction's.
+		{"lw.aq has funct5 00110 and aq", 0x3405a52f, Inst{Op: LW_AQ, Rd: 10, Rs1: 11, AQ: true}},
+		{"ld.aqrl sets rl too", 0x36013faf, Inst{Op: LD_AQ, Rd: 31, Rs1: 2, AQ: true, RL: true}},
+		{"sb.rl has funct5 00111 and rl", 0x3aa5802f, Inst{Op: SB_RL, Rs1: 11, Rs2: 10, RL: true}},
+		{"sw.aqrl sets aq too", 0x3ff1202f, Inst{Op: SW_RL, Rs1: 2, Rs2: 31, AQ: true, RL: true}},
+		{"a load-acquire without aq is reserved", 0x3005a52f, Inst{Op: ILLEGAL}},
+		{"a store-release without rl is reserved", 0x3ca5a02f, Inst{Op: ILLEGAL}},
+		{"a load-acquire with rs2 set is reserved", 0x3415a52f, Inst{Op: ILLEGAL}},
+		{"a store-release with rd set is reserved", 0x3aa5a0af, Inst{Op: ILLEGAL}},
+		{"a load-acquire wider than d is reserved", 0x3405c52f, Inst{Op: ILLEGAL}},
+
 		{"0x0000000b is the hypercall", 0x0000000b, Inst{Op: HYPERCALL}},
 	}
 	for _, tt := range tests {

@@ -169,9 +169,9 @@ func (s *syn) format(in *Inst, pc uint64) string {
 }
 
 // aqrlSuffix is the ordering suffix of an LR/SC/AMO mnemonic (Unprivileged
-// §8.2): "", ".aq", ".rl" or ".aqrl".
+// §8.2) or a Zalasr one: "", ".aq", ".rl" or ".aqrl".
 func aqrlSuffix(in *Inst) string {
-	if f := opTable[in.Op].fmt; f != fmtAMO && f != fmtLR {
+	if !hasOrdering(opTable[in.Op].fmt) {
 		return ""
 	}
 	switch {

@@ -70,6 +70,19 @@ func Encode(in Inst) (uint32, error) {
 		if in.RL {
 			w |= 1 << 25
 		}
+	case fmtLAQ, fmtSRL:
+		// The ordering bit the op always has is in its match value; an
+		// instruction without it would be a reserved encoding.
+		used |= useAqRl
+		if s.fmt == fmtLAQ && !in.AQ || s.fmt == fmtSRL && !in.RL {
+			return 0, fmt.Errorf("%w: %s: a Zalasr load needs aq and a store rl", ErrEncode, in.Op)
+		}
+		if in.AQ {
+			w |= 1 << 26
+		}
+		if in.RL {
+			w |= 1 << 25
+		}
 	case fmtRrm, fmtR2rm, fmtR4:
 		used |= useRM
 		if in.RM > 7 {
@@ -125,6 +138,8 @@ var regUse = [numFormats]uint8{
 	fmtR2rm:   useRd | useRs1,
 	fmtR2:     useRd | useRs1,
 	fmtR4:     useRd | useRs1 | useRs2 | useRs3,
+	fmtLAQ:    useRd | useRs1,
+	fmtSRL:    useRs1 | useRs2,
 }
 
 // checkRegs checks that the register fields the op uses are below 32 and

@@ -1,4 +1,4 @@
-// Package isa describes RV64IMAFDC + Zicsr + Zifencei instructions: their
+// Package isa describes RV64IMAFDC + Zicsr + Zifencei + Zalasr instructions: their
 // formats, a decoder, an encoder (used by tests and fuzzers), a disassembler
 // that prints what GNU objdump prints, and CSR numbers and names.
 //
@@ -207,6 +207,19 @@ const (
 	// RATIONALE.md, "Why a custom-0 hypercall?".
 	HYPERCALL
 
+	// Zalasr: load-acquire and store-release ("Zalasr" Atomic
+	// Load-Acquire and Store-Release Instructions, version 1.0, in the
+	// Unprivileged ISA). A load always has aq and may have rl; a store
+	// always has rl and may have aq (Inst.AQ, Inst.RL).
+	LB_AQ
+	LH_AQ
+	LW_AQ
+	LD_AQ
+	SB_RL
+	SH_RL
+	SW_RL
+	SD_RL
+
 	// NumOps is one past the last op; tables indexed by Op have this length.
 	NumOps
 )
@@ -273,7 +286,8 @@ const (
 //   - RM: the rounding-mode field of FP ops (7 = dynamic), kept raw: the
 //     reserved values 5 and 6 decode, and the emulator raises an
 //     illegal-instruction exception when it executes them (§11.2).
-//   - AQ, RL: the ordering bits of LR/SC/AMO.
+//   - AQ, RL: the ordering bits of LR/SC/AMO and of the Zalasr
+//     load-acquires (AQ always set) and store-releases (RL always set).
 //   - Len: 2 for a compressed instruction, 4 otherwise.
 //   - C: the compressed form, or CNone.
 //   - Raw: the instruction bits (low 16 bits for a compressed instruction).

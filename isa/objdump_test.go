@@ -30,6 +30,10 @@ func knownDifference(w uint32, ours, theirs string) string {
 		// 1.9.1) were withdrawn before the specifications everett
 		// implements; objdump still knows them.
 		return "withdrawn privileged instruction"
+	case isZalasr(Decode(w).Op) && strings.HasPrefix(theirs, ".4byte"):
+		// Zalasr (load-acquire, store-release) was ratified after
+		// binutils 2.40.
+		return "Zalasr"
 	case w == 0x7b200073 && theirs == "dret":
 		// dret exists only in debug mode (Debug Specification 0.13.2
 		// §4.7), which everett does not have; elsewhere it is illegal.
@@ -37,6 +41,9 @@ func knownDifference(w uint32, ours, theirs string) string {
 	}
 	return ""
 }
+
+// isZalasr reports whether op is a Zalasr load-acquire or store-release.
+func isZalasr(op Op) bool { return op >= LB_AQ && op <= SD_RL }
 
 // sweepWords returns every 16-bit instruction word and a structured and
 // random sample of 32-bit ones: every major opcode × funct3 × funct7 with

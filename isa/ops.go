@@ -35,6 +35,8 @@ const (
 	fmtR2rm                 // rd, rs1, rm in funct3; rs2 fixed (§11.6-11.7)
 	fmtR2                   // rd, rs1; rs2 and funct3 fixed (§11.7-11.9)
 	fmtR4                   // rd, rs1, rs2, rs3 in bits 31:27, rm in funct3 (R4-type, §11.6)
+	fmtLAQ                  // rd, rs1, rl; aq fixed at 1, rs2 at 0 (Zalasr load-acquire)
+	fmtSRL                  // rs1, rs2, aq; rl fixed at 1, rd at 0 (Zalasr store-release)
 	numFormats
 )
 
@@ -51,6 +53,8 @@ const (
 	bitsShamt6 = 0x3f << 20
 	bitsShamt5 = 0x1f << 20
 	bitsAqRl   = 3 << 25
+	bitsAq     = 1 << 26
+	bitsRl     = 1 << 25
 )
 
 // formatBits is, for each format, the set of instruction bits its operands
@@ -75,6 +79,8 @@ var formatBits = [numFormats]uint32{
 	fmtR2rm:   bitsRd | bitsRs1 | bitsFunct3,
 	fmtR2:     bitsRd | bitsRs1,
 	fmtR4:     bitsRd | bitsRs1 | bitsRs2 | bitsRs3 | bitsFunct3,
+	fmtLAQ:    bitsRd | bitsRs1 | bitsRl,
+	fmtSRL:    bitsRs1 | bitsRs2 | bitsAq,
 }
 
 // Register-file flags of an opSpec: which operands name f registers
@@ -131,6 +137,15 @@ func enc(opcode, funct3, funct7 uint32) uint32 {
 // width funct3 (2 = .w, 3 = .d), Unprivileged §8.2-8.4 and table 24.3.
 func amo(funct5, width uint32) uint32 {
 	return funct5<<27 | width<<12 | opcAMO
+}
+
+// lasr assembles the match value of a Zalasr op from funct5 (0x06
+// load-acquire, 0x07 store-release), the width funct3 (0 b, 1 h, 2 w, 3 d)
+// and the ordering bit the op always has (aq for loads, rl for stores):
+// the other bit is the instruction's, and an encoding without the fixed
+// one is reserved.
+func lasr(funct5, width, fixed uint32) uint32 {
+	return amo(funct5, width) | fixed
 }
 
 // fp assembles the match value of an OP-FP op from funct7, a fixed rs2 and
@@ -323,6 +338,18 @@ var opTable = [NumOps]opSpec{
 
 	// everett's guest-SDK instruction (custom-0, Unprivileged table 24.1).
 	HYPERCALL: {"hypercall", opcCustom0, fmtFixed, 0},
+
+	// Zalasr ("Zalasr" Atomic Load-Acquire and Store-Release Instructions,
+	// version 1.0): the AMO major opcode, funct5 00110 (load-acquire, rs2
+	// 0) or 00111 (store-release, rd 0), the width in funct3.
+	LB_AQ: {"lb.aq", lasr(0x06, 0, bitsAq), fmtLAQ, 0},
+	LH_AQ: {"lh.aq", lasr(0x06, 1, bitsAq), fmtLAQ, 0},
+	LW_AQ: {"lw.aq", lasr(0x06, 2, bitsAq), fmtLAQ, 0},
+	LD_AQ: {"ld.aq", lasr(0x06, 3, bitsAq), fmtLAQ, 0},
+	SB_RL: {"sb.rl", lasr(0x07, 0, bitsRl), fmtSRL, 0},
+	SH_RL: {"sh.rl", lasr(0x07, 1, bitsRl), fmtSRL, 0},
+	SW_RL: {"sw.rl", lasr(0x07, 2, bitsRl), fmtSRL, 0},
+	SD_RL: {"sd.rl", lasr(0x07, 3, bitsRl), fmtSRL, 0},
 }
 
 // String returns the op's canonical mnemonic as the specification writes

@@ -18,6 +18,8 @@ var ErrParse = errors.New("cannot assemble")
 //     csrr, fmv.s, sext.w, add with an immediate, ...), optional rounding
 //     modes, .aq/.rl/.aqrl suffixes, ".4byte 0x…", ".2byte 0x…" and
 //     "hypercall";
+//   - the Zalasr loads and stores (lw.aq a0,(a1); sd.aqrl a0,(a1)), whose
+//     memory operand, like an AMO's, has no offset (or offset 0);
 //   - the canonical mnemonics with all operands (addi a0,zero,5; csrrwi
 //     a0,mstatus,5; jalr ra,0(a0)) and the assembler aliases objdump does
 //     not print (bgt, ble, bgtu, bleu, csrwi, csrsi, csrci);
@@ -68,7 +70,7 @@ func parse(mnem string, ops []string, pc uint64) (Inst, error) {
 	cands := synByMnem[mnem]
 	if cands == nil {
 		for _, suf := range [...]string{".aqrl", ".aq", ".rl"} {
-			if base, ok := strings.CutSuffix(mnem, suf); ok && isAMO(base) {
+			if base, ok := strings.CutSuffix(mnem, suf); ok && takesOrdering(base) {
 				cands = synByMnem[base]
 				aq, rl = suf != ".rl", suf != ".aq"
 				break
@@ -88,6 +90,9 @@ func parse(mnem string, ops []string, pc uint64) (Inst, error) {
 		s := &syntaxTable[i]
 		if (s.c != CNone) != compressed {
 			continue // objdump's spelling of a compressed form: parse as 32-bit
+		}
+		if (aq || rl) && !hasOrdering(opTable[s.op].fmt) {
+			continue // lw.aq is the Zalasr load, never lw
 		}
 		in, progress, err := s.parse(ops, pc)
 		if err == nil {
@@ -111,15 +116,20 @@ func parse(mnem string, ops []string, pc uint64) (Inst, error) {
 	return Inst{}, errors.New(strings.Join(errs, "; or "))
 }
 
-// isAMO reports whether mnem is an LR, SC or AMO mnemonic, which take the
-// .aq/.rl/.aqrl suffixes.
-func isAMO(mnem string) bool {
+// takesOrdering reports whether mnem is an LR, SC or AMO mnemonic, or the
+// load or store of a Zalasr op, which take the .aq/.rl/.aqrl suffixes.
+func takesOrdering(mnem string) bool {
 	for _, i := range synByMnem[mnem] {
-		if f := opTable[syntaxTable[i].op].fmt; f == fmtAMO || f == fmtLR {
+		if hasOrdering(opTable[syntaxTable[i].op].fmt) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasOrdering reports whether instructions of format f have aq and rl bits.
+func hasOrdering(f format) bool {
+	return f == fmtAMO || f == fmtLR || f == fmtLAQ || f == fmtSRL
 }
 
 // parseRaw handles ".4byte 0x…" and ".2byte 0x…": the word decodes to

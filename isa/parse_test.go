@@ -34,6 +34,12 @@ func TestParse(t *testing.T) {
 		{"fsflagsi with one operand", "fsflagsi 5", 0x0012d073},
 		{"an AMO with .aqrl", "amoadd.w.aqrl a0,a1,(a2)", 0x06b6252f},
 		{"lr.d with .rl", "lr.d.rl a0,(a1)", 0x1205b52f},
+		{"a Zalasr load-acquire", "lw.aq a0,(a1)", 0x3405a52f},
+		{"a Zalasr load-acquire with offset 0, as herd writes it", "lw.aq a0,0(a1)", 0x3405a52f},
+		{"a Zalasr load with .aqrl", "ld.aqrl t6,(sp)", 0x36013faf},
+		{"a Zalasr store-release", "sb.rl a0,(a1)", 0x3aa5802f},
+		{"a Zalasr store with .aqrl", "sw.aqrl t6,0(sp)", 0x3ff1202f},
+		{"a plain load is still a plain load", "lw a0,0(a1)", 0x0005a503},
 		{"fadd.s without a rounding mode is dyn", "fadd.s fa0,fa1,fa2", 0x00c5f553},
 		{"fadd.s with rtz", "fadd.s fa0,fa1,fa2,rtz", 0x00c59553},
 		{"fadd.s with an explicit dyn", "fadd.s fa0,fa1,fa2,dyn", 0x00c5f553},
@@ -109,6 +115,10 @@ func TestParseErrors(t *testing.T) {
 		{"a .4byte that is a 16-bit instruction", ".4byte 0x1", "is not a 32-bit instruction"},
 		{"an AMO with an offset", "amoadd.w a0,a1,4(a2)", "has no offset"},
 		{"an ordering suffix on a non-atomic op", "add.aq a0,a1,a2", "unknown mnemonic"},
+		{"a Zalasr load with an offset", "lw.aq a0,4(a1)", "has no offset"},
+		{"a load with release only", "lw.rl a0,(a1)", "a Zalasr load needs aq"},
+		{"a store with acquire only", "sw.aq a0,(a1)", "a Zalasr load needs aq and a store rl"},
+		{"an unsigned load-acquire, which Zalasr does not have", "lwu.aq a0,(a1)", "unknown mnemonic"},
 		{"a fence set with a repeated letter", "fence rr,w", "is not a fence set"},
 	}
 	for _, tt := range tests {

@@ -341,6 +341,19 @@ var syntaxTable = []syn{
 	{"fcvt.d.lu", FCVT_D_LU, 0, "fd,rs1,rm", nil, 0},
 	{"fmv.d.x", FMV_D_X, 0, "fd,rs1", nil, 0},
 
+	// Zalasr. The mnemonic is the plain load's or store's; the suffix
+	// (.aq or .aqrl for a load, .rl or .aqrl for a store) is added by
+	// Disasm and stripped by Parse, as for the AMOs. objdump 2.40 does
+	// not know these and prints .4byte.
+	{"lb", LB_AQ, 0, "rd,amem", nil, 0},
+	{"lh", LH_AQ, 0, "rd,amem", nil, 0},
+	{"lw", LW_AQ, 0, "rd,amem", nil, 0},
+	{"ld", LD_AQ, 0, "rd,amem", nil, 0},
+	{"sb", SB_RL, 0, "rs2,amem", nil, 0},
+	{"sh", SH_RL, 0, "rs2,amem", nil, 0},
+	{"sw", SW_RL, 0, "rs2,amem", nil, 0},
+	{"sd", SD_RL, 0, "rs2,amem", nil, 0},
+
 	// everett's hypercall. objdump does not know it and prints .4byte 0xb;
 	// Disasm names it (the one deliberate difference from objdump).
 	{"hypercall", HYPERCALL, 0, "", nil, 0},

@@ -14,6 +14,20 @@ import (
 // line, the second encodes with isa.Parse and isa.Encode, branch and jump
 // targets replaced by their addresses. Errors are *Error and name the line.
 func Assemble(t *Test, th int, pc uint64) ([]uint32, error) {
+	col, err := assemble(t, th, pc)
+	return col.words, err
+}
+
+// column is one thread's assembled code.
+type column struct {
+	words  []uint32
+	lines  []int             // the file line of each word
+	labels map[string]uint64 // label -> address (looked up only, never iterated)
+}
+
+// assemble is Assemble that also returns the line of every word and the
+// address of every label of the thread.
+func assemble(t *Test, th int, pc uint64) (column, error) {
 	lines := t.Threads[th].Lines
 	type item struct {
 		src   SrcLine
@@ -27,7 +41,7 @@ func Assemble(t *Test, th int, pc uint64) ([]uint32, error) {
 	for _, l := range lines {
 		if l.Label != "" {
 			if first, dup := labelLine[l.Label]; dup {
-				return nil, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: label %s is defined twice (first on line %d)", th, l.Label, first)}
+				return column{}, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: label %s is defined twice (first on line %d)", th, l.Label, first)}
 			}
 			labels[l.Label], labelLine[l.Label] = at, l.Line
 		}
@@ -36,29 +50,34 @@ func Assemble(t *Test, th int, pc uint64) ([]uint32, error) {
 		}
 		texts, err := expand(l.Text)
 		if err != nil {
-			return nil, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, l.Text, err)}
+			return column{}, &Error{File: t.File, Line: l.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, l.Text, err)}
 		}
 		items = append(items, item{l, texts, at})
 		at += 4 * uint64(len(texts))
 	}
 	var out []uint32
+	var outLines []int
 	for _, it := range items {
 		pc := it.pc
 		for _, text := range it.texts {
-			text = resolveLabels(text, labels)
+			text, err := resolveLabels(text, labels)
+			if err != nil {
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: %v", th, it.src.Text, err)}
+			}
 			in, err := isa.Parse(text, pc)
 			if err != nil {
-				return nil, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %v", th, err)}
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %v", th, err)}
 			}
 			w, err := isa.Encode(in)
 			if err != nil || in.Len != 4 {
-				return nil, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: cannot encode as one 32-bit instruction: %v", th, it.src.Text, err)}
+				return column{}, &Error{File: t.File, Line: it.src.Line, Msg: fmt.Sprintf("P%d: %s: cannot encode as one 32-bit instruction: %v", th, it.src.Text, err)}
 			}
 			out = append(out, w)
+			outLines = append(outLines, it.src.Line)
 			pc += 4
 		}
 	}
-	return out, nil
+	return column{out, outLines, labels}, nil
 }
 
 // expand normalises one instruction's spelling for isa.Parse and expands
@@ -116,8 +135,9 @@ func splitInst(text string) (string, []string) {
 }
 
 // resolveLabels replaces operands that name a label by the label's
-// address in hex, as isa.Parse wants branch and jump targets.
-func resolveLabels(text string, labels map[string]uint64) string {
+// address in hex, as isa.Parse wants branch and jump targets. A branch or
+// jump whose target is a name no label has is an error.
+func resolveLabels(text string, labels map[string]uint64) (string, error) {
 	mnem, ops := splitInst(text)
 	changed := false
 	for i, o := range ops {
@@ -126,8 +146,32 @@ func resolveLabels(text string, labels map[string]uint64) string {
 			changed = true
 		}
 	}
-	if !changed {
-		return text
+	if len(ops) > 0 && targetOps[strings.ToLower(mnem)] {
+		if o := ops[len(ops)-1]; isLabel(o) && !isHex(o) {
+			if _, ok := labels[o]; !ok {
+				return "", fmt.Errorf("label %s is not defined in this thread", o)
+			}
+		}
 	}
-	return mnem + " " + strings.Join(ops, ",")
+	if !changed {
+		return text, nil
+	}
+	return mnem + " " + strings.Join(ops, ","), nil
+}
+
+// targetOps are the mnemonics whose last operand is a branch or jump
+// target.
+var targetOps = map[string]bool{
+	"beq": true, "bne": true, "blt": true, "bge": true, "bltu": true, "bgeu": true,
+	"bgt": true, "ble": true, "bgtu": true, "bleu": true,
+	"beqz": true, "bnez": true, "bltz": true, "bgez": true, "blez": true, "bgtz": true,
+	"j": true, "jal": true,
+}
+
+// isHex reports whether s is a hex number (with or without 0x), which
+// isa.Parse reads as an absolute target.
+func isHex(s string) bool {
+	s = strings.TrimPrefix(strings.ToLower(s), "0x")
+	_, err := strconv.ParseUint(s, 16, 64)
+	return err == nil
 }

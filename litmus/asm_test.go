@@ -40,6 +40,18 @@ func TestLitmusAssembleKnownEncodings(t *testing.T) {
 		{"add a0,s0,s1", []uint32{0x00940533}},
 		{"li x5,-1", []uint32{0xfff00293}},
 		{"li t0,0x12345", []uint32{0x000122b7, 0x3452829b}},
+		// Zalasr ("Zalasr" Atomic Load-Acquire and Store-Release
+		// Instructions, version 1.0): AMO opcode, funct5 00110 (loads,
+		// aq set) or 00111 (stores, rl set), width in funct3; herd writes
+		// the address as 0(rs1).
+		{"lw.aq x5,0(x6)", []uint32{0x340322af}},
+		{"ld.aq x7,0(x8)", []uint32{0x340433af}},
+		{"sw.rl x5,0(x6)", []uint32{0x3a53202f}},
+		{"sd.rl x5,0(x6)", []uint32{0x3a53302f}},
+		{"lw.aq.rl x5,0(x6)", []uint32{0x360322af}},
+		{"lr.w.aq.rl x7,0(x5)", []uint32{0x1602a3af}},
+		{"sc.w.aq.rl x8,x6,0(x5)", []uint32{0x1e62a42f}},
+		{"amoor.d.aq x5,x7,(x6)", []uint32{0x447332af}},
 	} {
 		tt := asmTest(t, c.text)
 		got, err := Assemble(tt, 0, RAMBase)
@@ -84,7 +96,10 @@ func TestLitmusAssembleErrorsNameTheLine(t *testing.T) {
 		{[]string{"L: nop", "L: nop"}, "defined twice"},
 		{[]string{"c.nop"}, "compressed"},
 		{[]string{"li x5,0x123456789"}, "32 bits"},
-		{[]string{"bne x5,x0,NOWHERE"}, "a.litmus:4:"},
+		{[]string{"bne x5,x0,NOWHERE"}, "a.litmus:4: P0: bne x5,x0,NOWHERE: label NOWHERE is not defined"},
+		{[]string{"j Exit01"}, "label Exit01 is not defined"},
+		{[]string{"lw.aq x5,4(x6)"}, "has no offset"},
+		{[]string{"sw.aq x5,0(x6)"}, "a Zalasr load needs aq and a store rl"},
 	} {
 		tt := asmTest(t, c.lines...)
 		_, err := Assemble(tt, 0, RAMBase)

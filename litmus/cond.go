@@ -19,8 +19,8 @@ const (
 	PropOr
 )
 
-// Prop is a proposition over a final state: an atom, true, false, or ~, /\
-// and \/ of sub-propositions.
+// Prop is a proposition over a final state: an atom, true, false, or ~
+// (also written not), /\ and \/ of sub-propositions.
 type Prop struct {
 	Op   PropOp
 	L, R *Prop
@@ -206,6 +206,20 @@ func (c *condParser) final() error {
 			t.Locs = append(t.Locs, l)
 		}
 	}
+	if c.peek().text == "filter" {
+		t.FilterLine = c.take().line
+		p, err := c.or(0)
+		if err != nil {
+			return err
+		}
+		t.Filter = p
+	}
+	if c.peek().text == "" {
+		// No condition: herd reads it as "forall (true)", which every
+		// run satisfies.
+		t.Quant, t.Cond, t.CondLine = Forall, &Prop{Op: PropTrue}, c.p.lastLine()
+		return nil
+	}
 	q := c.take()
 	t.CondLine = q.line
 	switch q.text {
@@ -219,9 +233,7 @@ func (c *condParser) final() error {
 	case "forall":
 		t.Quant = Forall
 	case "filter":
-		return c.errf(q, "filter conditions are not supported")
-	case "":
-		return c.errf(q, "no final condition: expected exists, ~exists or forall")
+		return c.errf(q, "a second filter: expected exists, ~exists or forall")
 	default:
 		return c.errf(q, "expected exists, ~exists or forall, got %q", q.text)
 	}
@@ -277,7 +289,7 @@ func (c *condParser) unary(depth int) (*Prop, error) {
 	}
 	tk := c.peek()
 	switch tk.text {
-	case "~":
+	case "~", "not":
 		c.take()
 		p, err := c.unary(depth + 1)
 		if err != nil {

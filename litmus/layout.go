@@ -38,6 +38,7 @@ type Program struct {
 	Test      *Test
 	RAMBytes  uint64
 	Threads   []ThreadCode
+	Labels    []map[string]uint64 // per thread: label -> address (looked up only)
 	DataBase  uint64
 	VarAddr   []uint64 // by index in Test.Vars
 	CodeInsns int      // instructions in all columns, without sleds and epilogues
@@ -49,6 +50,17 @@ type ThreadCode struct {
 	Base  uint64   // first instruction of the sled
 	Entry uint64   // first instruction of the column (after the sled)
 	Words []uint32 // sled, column, epilogue
+
+	lines []int // the file line of each word of the column
+}
+
+// lineAt returns the file line of the column's instruction at pc, or 0
+// if pc is not in the column.
+func (th *ThreadCode) lineAt(pc uint64) int {
+	if pc < th.Entry || pc&3 != 0 || (pc-th.Entry)/4 >= uint64(len(th.lines)) {
+		return 0
+	}
+	return th.lines[(pc-th.Entry)/4]
 }
 
 // Layout assembles every thread of t and places code and data, for sc.
@@ -68,10 +80,12 @@ func layout(t *Test, tail int) (*Program, error) {
 	at := uint64(RAMBase)
 	for i := range t.Threads {
 		entry := at + 4*MaxDelay
-		col, err := Assemble(t, i, entry)
+		c, err := assemble(t, i, entry)
 		if err != nil {
 			return nil, err
 		}
+		col := c.words
+		p.Labels = append(p.Labels, c.labels)
 		p.CodeInsns += len(col)
 		for _, w := range col {
 			if op := isa.Decode(w).Op; op == isa.LR_W || op == isa.LR_D {
@@ -90,7 +104,7 @@ func layout(t *Test, tail int) (*Program, error) {
 		end := at + 4*uint64(len(words))
 		words = append(words, mustEncode("fence rw,rw", end), mustEncode("wfi", end+4))
 		words = append(words, mustEncode(fmt.Sprintf("j %x", end+4), end+8))
-		p.Threads = append(p.Threads, ThreadCode{Base: at, Entry: entry, Words: words})
+		p.Threads = append(p.Threads, ThreadCode{Base: at, Entry: entry, Words: words, lines: c.lines})
 		at = alignUp(at+4*uint64(len(words)), pageSize)
 	}
 	p.DataBase = at
@@ -98,7 +112,30 @@ func layout(t *Test, tail int) (*Program, error) {
 		p.VarAddr = append(p.VarAddr, at+uint64(k)*lineSize)
 	}
 	p.RAMBytes = alignUp(at+uint64(max(len(t.Vars), 1))*lineSize, pageSize) - RAMBase
+	for _, r := range t.Regs {
+		if err := p.checkCodeLabel(r.AddrOf, r.Line); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range t.Vars {
+		if err := p.checkCodeLabel(v.AddrOf, v.Line); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// checkCodeLabel reports an initial value "P1:LC00" whose label thread
+// P1 does not have.
+func (p *Program) checkCodeLabel(name string, line int) error {
+	th, label, ok := parseCodeLabel(name)
+	if !ok {
+		return nil
+	}
+	if _, found := p.Labels[th][label]; !found {
+		return &Error{File: p.Test.File, Line: line, Msg: fmt.Sprintf("%s: P%d has no label %s", name, th, label)}
+	}
+	return nil
 }
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
@@ -117,8 +154,12 @@ func mustEncode(text string, pc uint64) uint32 {
 	return w
 }
 
-// addrOf returns the address of the memory location called name.
+// addrOf returns the address of the memory location called name, or of
+// the code label name ("P1:LC00").
 func (p *Program) addrOf(name string) uint64 {
+	if th, label, ok := parseCodeLabel(name); ok {
+		return p.Labels[th][label] // checked by layout
+	}
 	for k, v := range p.Test.Vars {
 		if v.Name == name {
 			return p.VarAddr[k]

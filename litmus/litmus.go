@@ -61,6 +61,10 @@ type Test struct {
 	Quant    Quantifier
 	Cond     *Prop
 	CondLine int // line of the quantifier
+	// Filter, if not nil, discards the runs whose final state does not
+	// satisfy it: they count neither for nor against the condition.
+	Filter     *Prop
+	FilterLine int
 }
 
 // Info is one Key=value metadata line.
@@ -75,17 +79,21 @@ type Var struct {
 	Name   string
 	Type   Type
 	Init   int64
-	AddrOf string // non-empty: initially holds this location's address
+	AddrOf string // non-empty: initially holds this location's address, or a code label's ("P1:LC00")
+	Line   int    // of the declaration that set Init or AddrOf (0: none did)
 }
 
 // RegInit sets register Reg of thread Thread before it runs: to Value, or
-// to the address of the location AddrOf.
+// to the address of the location AddrOf, or of the code label AddrOf
+// ("P1:LC00").
 type RegInit struct {
 	Thread, Reg int
 	Type        Type
 	Value       int64
 	AddrOf      string
 	Line        int
+
+	typed, set bool // a declaration gave the type; one gave the value
 }
 
 // Thread is one column of assembly.

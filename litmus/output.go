@@ -18,6 +18,9 @@ type Result struct {
 	Locs     []Loc   // the observed locations, in the order states print them
 	States   []State // distinct final states, sorted by their values
 	Pos, Neg int     // runs whose final state satisfies the condition's proposition, and the others
+	// Filtered counts the runs the test's filter discarded: they are in
+	// neither States nor Pos and Neg.
+	Filtered int
 
 	types []Type // per observed location
 }
@@ -41,6 +44,23 @@ func (r *Result) finish(p *Program) {
 			r.types[i] = t.Var(l.Var).Type
 		}
 	}
+	kept := r.States[:0]
+	for _, s := range r.States {
+		holds := func(a *Atom) bool {
+			i := slices.Index(r.Locs, a.Loc)
+			want := uint64(a.Value)
+			if a.AddrOf != "" {
+				want = p.addrOf(a.AddrOf)
+			}
+			return s.Values[i] == extend(want, r.types[i])
+		}
+		if t.Filter != nil && !t.Filter.Eval(holds) {
+			r.Filtered += s.Count
+			continue
+		}
+		kept = append(kept, s)
+	}
+	r.States = kept
 	for si := range r.States {
 		s := &r.States[si]
 		s.Sat = t.Cond.Eval(func(a *Atom) bool {
@@ -130,7 +150,9 @@ func (r *Result) stateString(s State) string {
 //
 // "Allowed" is for exists, "Forbidden" for ~exists, "Required" for forall.
 // A state that satisfies the proposition is marked "*>", others ":>". Ok or
-// No says whether the condition is validated. No host time is printed:
+// No says whether the condition is validated. A test with a filter lists
+// only the states that satisfy it and says, after the witnesses, how many
+// runs it discarded ("Filter (0:x8=0) discarded 12 of 100 runs"). No host time is printed:
 // two runs with the same seed print the same bytes.
 func (r *Result) Write(w io.Writer) error {
 	t := r.Test
@@ -158,6 +180,9 @@ func (r *Result) Write(w io.Writer) error {
 	}
 	b.WriteString("Witnesses\n")
 	fmt.Fprintf(&b, "Positive: %d Negative: %d\n", r.Pos, r.Neg)
+	if t.Filter != nil {
+		fmt.Fprintf(&b, "Filter (%s) discarded %d of %d runs\n", t.Filter, r.Filtered, r.Runs)
+	}
 	v := "is validated"
 	if !r.Validated() {
 		v = "is NOT validated"
@@ -182,16 +207,19 @@ func (r *Result) Check() error {
 	switch v {
 	case Forbidden:
 		if r.Pos > 0 {
-			bad = fmt.Sprintf("%d of %d runs satisfy the condition", r.Pos, r.Runs)
+			bad = fmt.Sprintf("%d of %d runs satisfy the condition", r.Pos, r.Pos+r.Neg)
 		}
 	case Allowed:
 		if r.Pos == 0 {
-			bad = fmt.Sprintf("no run of %d satisfies the condition", r.Runs)
+			bad = fmt.Sprintf("no run of %d satisfies the condition", r.Pos+r.Neg)
 		}
 	case Required:
 		if r.Neg > 0 {
-			bad = fmt.Sprintf("%d of %d runs do not satisfy the condition", r.Neg, r.Runs)
+			bad = fmt.Sprintf("%d of %d runs do not satisfy the condition", r.Neg, r.Pos+r.Neg)
 		}
+	}
+	if bad != "" && r.Filtered > 0 {
+		bad += fmt.Sprintf(" (the filter discarded %d more)", r.Filtered)
 	}
 	if bad == "" {
 		return nil

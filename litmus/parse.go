@@ -41,15 +41,20 @@ func (e *Error) Unwrap() error { return ErrSyntax }
 //	 P0          | P1          ;
 //	 sw x5,0(x6) | lw x5,0(x6) ;
 //	locations [x; 1:x5;]  (optional)
+//	filter (0:x7=0)       (optional)
 //	exists (1:x5=1 /\ x=2)
 //
-// The initial state declares registers (T:REG, holding a value or the
-// address of a location) and memory locations (0 unless given), optionally
-// with a C type (int by default for memory, 64 bits for registers).
-// Columns hold RISC-V assembly, one instruction per cell, with optional
-// labels ("LC00:"). The condition is exists, ~exists or forall over atoms
-// (T:REG=V, x=V, [x]=V) joined by /\, \/, ~ and parentheses. Comments are
-// (* ... *). Errors are *Error and name the line.
+// The initial state declares registers (T:REG, holding a value, the
+// address of a location, or the address of a label in a thread's code,
+// "P1:LC00") and memory locations (0 unless given), optionally with a C
+// type (int by default for memory, 64 bits for registers; a declaration
+// may give a register's type alone: "uint64_t 1:x7;"). Columns hold RISC-V
+// assembly, one instruction per cell, with optional labels ("LC00:"). The
+// condition is exists, ~exists or forall over atoms (T:REG=V, x=V, [x]=V)
+// joined by /\, \/, ~ or not, and parentheses; a test without one is
+// "forall (true)". A filter proposition, in the same language, discards
+// the runs whose final state does not satisfy it before the condition is
+// checked. Comments are (* ... *). Errors are *Error and name the line.
 func Parse(file string, src []byte) (*Test, error) {
 	if len(src) > maxInputSize {
 		return nil, &Error{File: file, Msg: fmt.Sprintf("file is %d bytes, more than the %d a litmus test may have", len(src), maxInputSize)}
@@ -163,6 +168,20 @@ func (p *parser) meta() error {
 			return nil
 		}
 		p.next()
+		if strings.HasPrefix(l, `"`) && strings.Count(l, `"`) == 1 {
+			// A doc string over several lines: up to the line that
+			// closes it.
+			for {
+				more, m := p.next()
+				if m == 0 {
+					return p.errf(n, "the doc string's quote is never closed")
+				}
+				l += " " + more
+				if strings.Contains(more, `"`) {
+					break
+				}
+			}
+		}
 		if doc, ok := unquote(l); ok {
 			p.t.Doc = append(p.t.Doc, doc)
 			continue
@@ -313,7 +332,12 @@ func (p *parser) decl(line int, s string) error {
 			return p.errf(line, "%s: %v", s, err)
 		}
 		val, addrOf = v, a
-		if a != "" {
+		if th, label, ok := parseCodeLabel(a); ok {
+			if th >= MaxThreads {
+				return p.errf(line, "%s: thread P%d: a test has at most %d threads", s, th, MaxThreads)
+			}
+			_ = label // resolved by the layout, once the code is assembled
+		} else if a != "" {
 			if _, err := p.useVar(line, a); err != nil {
 				return err
 			}
@@ -326,15 +350,28 @@ func (p *parser) decl(line int, s string) error {
 		if reg == 0 {
 			return p.errf(line, "%s: x0 is always 0", name)
 		}
+		for i := range p.t.Regs {
+			r := &p.t.Regs[i]
+			if r.Thread != th || r.Reg != reg {
+				continue
+			}
+			// A declaration may give the type ("uint64_t 1:x7;") and
+			// another the value, once each.
+			if hasValue && r.set || typed && r.typed {
+				return p.errf(line, "register %d:%s is set twice (first on line %d)", th, name, r.Line)
+			}
+			if typed {
+				r.Type, r.typed = typ, true
+			}
+			if hasValue {
+				r.Value, r.AddrOf, r.set, r.Line = val, addrOf, true, line
+			}
+			return nil
+		}
 		if !typed {
 			typ = regType
 		}
-		for _, r := range p.t.Regs {
-			if r.Thread == th && r.Reg == reg {
-				return p.errf(line, "register %d:%s is set twice (first on line %d)", th, name, r.Line)
-			}
-		}
-		p.t.Regs = append(p.t.Regs, RegInit{Thread: th, Reg: reg, Type: typ, Value: val, AddrOf: addrOf, Line: line})
+		p.t.Regs = append(p.t.Regs, RegInit{Thread: th, Reg: reg, Type: typ, Value: val, AddrOf: addrOf, Line: line, typed: typed, set: hasValue})
 		return nil
 	}
 	name := strings.TrimSuffix(strings.TrimPrefix(loc, "["), "]")
@@ -346,9 +383,24 @@ func (p *parser) decl(line int, s string) error {
 		v.Type = typ
 	}
 	if hasValue {
-		v.Init, v.AddrOf = val, addrOf
+		v.Init, v.AddrOf, v.Line = val, addrOf, line
 	}
 	return nil
+}
+
+// parseCodeLabel reads "P1:LC00", the address of label LC00 in thread
+// P1's code, as herd writes it in an initial state.
+func parseCodeLabel(s string) (thread int, label string, ok bool) {
+	ts, label, found := strings.Cut(s, ":")
+	t, isP := strings.CutPrefix(ts, "P")
+	if !found || !isP || !isLabel(label) {
+		return 0, "", false
+	}
+	th, err := strconv.Atoi(t)
+	if err != nil || th < 0 || strconv.Itoa(th) != t {
+		return 0, "", false
+	}
+	return th, label, true
 }
 
 // useVar returns the memory location called name, adding it if new.
@@ -367,9 +419,13 @@ func (p *parser) useVar(line int, name string) (*Var, error) {
 	return v, nil
 }
 
-// parseValue reads an integer (decimal, 0x hex, negative) or the name of a
-// location (its address; "&x" also).
+// parseValue reads an integer (decimal, 0x hex, negative), the name of a
+// location (its address; "&x" also) or a code label ("P1:LC00", its
+// address; returned as the name).
 func parseValue(s string) (int64, string, error) {
+	if _, _, ok := parseCodeLabel(s); ok {
+		return 0, s, nil
+	}
 	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
 		return v, "", nil
 	}
@@ -460,32 +516,79 @@ func (p *parser) threads() error {
 		return p.errf(n, "%d threads, more than %d", len(cells), MaxThreads)
 	}
 	p.t.Threads = make([]Thread, len(cells))
+	// A row ends with ";" and may span lines (a comment in a cell can
+	// push the ";" to the next line); each cell keeps the line its text
+	// starts on.
+	var row []byte
+	var rowLines []int // per byte of row
 	for {
 		l, n := p.peek()
-		if n == 0 || startsFinal(l) {
+		if len(row) == 0 && (n == 0 || startsFinal(l)) {
 			return nil
 		}
-		p.next()
-		row := splitRow(l)
-		if len(row) > len(cells) {
-			return p.errf(n, "%d columns, but the test has %d threads", len(row), len(cells))
+		if n == 0 {
+			return p.errf(rowLines[0], "%q: expected exists, ~exists or forall before a condition, or \";\" to end a row of instructions", strings.TrimSpace(string(row)))
 		}
-		for i, c := range row {
-			if c == "" {
-				continue
+		if startsFinal(l) {
+			return p.errf(rowLines[0], "%q: expected \";\" to end a row of instructions", strings.TrimSpace(string(row)))
+		}
+		p.next()
+		for len(l) > 0 {
+			end := strings.IndexByte(l, ';')
+			seg := l
+			if end >= 0 {
+				seg = l[:end]
 			}
-			sl := SrcLine{Line: n}
-			if j := strings.IndexByte(c, ':'); j > 0 && isLabel(c[:j]) {
-				sl.Label, c = c[:j], strings.TrimSpace(c[j+1:])
+			row = append(row, seg...)
+			row = append(row, ' ')
+			for range len(seg) + 1 {
+				rowLines = append(rowLines, n)
 			}
-			sl.Text = c
-			th := &p.t.Threads[i]
-			if len(th.Lines) >= MaxLines {
-				return p.errf(n, "P%d has more than %d lines", i, MaxLines)
+			if end < 0 {
+				break
 			}
-			th.Lines = append(th.Lines, sl)
+			if err := p.row(row, rowLines, len(cells)); err != nil {
+				return err
+			}
+			row, rowLines = row[:0], rowLines[:0]
+			l = strings.TrimSpace(l[end+1:])
 		}
 	}
+}
+
+// row adds one row of instructions (its text without the ";", and the
+// line of each byte) to the threads' columns.
+func (p *parser) row(row []byte, lines []int, threads int) error {
+	var cells [][2]int // start and end of each cell in row
+	start := 0
+	for i := 0; i <= len(row); i++ {
+		if i == len(row) || row[i] == '|' {
+			cells = append(cells, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	if len(cells) > threads {
+		return p.errf(lines[min(cells[threads][0], len(lines)-1)], "%d columns, but the test has %d threads", len(cells), threads)
+	}
+	for i, c := range cells {
+		text := string(row[c[0]:c[1]])
+		trimmed := strings.TrimSpace(text)
+		if trimmed == "" {
+			continue
+		}
+		line := lines[c[0]+strings.Index(text, trimmed)]
+		sl := SrcLine{Line: line}
+		if j := strings.IndexByte(trimmed, ':'); j > 0 && isLabel(trimmed[:j]) {
+			sl.Label, trimmed = trimmed[:j], strings.TrimSpace(trimmed[j+1:])
+		}
+		sl.Text = strings.Join(strings.Fields(trimmed), " ")
+		th := &p.t.Threads[i]
+		if len(th.Lines) >= MaxLines {
+			return p.errf(line, "P%d has more than %d lines", i, MaxLines)
+		}
+		th.Lines = append(th.Lines, sl)
+	}
+	return nil
 }
 
 func isLabel(s string) bool {
@@ -551,9 +654,24 @@ func (p *parser) check() error {
 			bad = p.errf(t.CondLine, "%s belongs to no thread (the test has %d)", a.Loc, len(t.Threads))
 		}
 	})
+	t.Filter.walk(func(a *Atom) {
+		if bad == nil && a.Loc.Thread >= len(t.Threads) {
+			bad = p.errf(t.FilterLine, "filter: %s belongs to no thread (the test has %d)", a.Loc, len(t.Threads))
+		}
+	})
 	for _, l := range t.Locs {
 		if bad == nil && l.Thread >= len(t.Threads) {
 			bad = p.errf(t.CondLine, "locations: %s belongs to no thread (the test has %d)", l, len(t.Threads))
+		}
+	}
+	for _, r := range t.Regs {
+		if th, _, ok := parseCodeLabel(r.AddrOf); ok && bad == nil && th >= len(t.Threads) {
+			bad = p.errf(r.Line, "%s: the test has no thread P%d", r.AddrOf, th)
+		}
+	}
+	for _, v := range t.Vars {
+		if th, _, ok := parseCodeLabel(v.AddrOf); ok && bad == nil && th >= len(t.Threads) {
+			bad = p.errf(v.Line, "%s: the test has no thread P%d", v.AddrOf, th)
 		}
 	}
 	return bad

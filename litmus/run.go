@@ -119,7 +119,11 @@ func Run(t *Test, opt Options) (*Result, error) {
 			for i := lo; i < hi; i++ {
 				key, err := w.run(runSeed(opt.Seed, i))
 				if err != nil {
-					parts[j].err, parts[j].at = fmt.Errorf("%s: run %d (seed %#x): %w", t.Name, i, runSeed(opt.Seed, i), err), i
+					re := &RunError{File: t.File, Run: i, Seed: runSeed(opt.Seed, i), Err: err}
+					if le, ok := err.(*lineError); ok {
+						re.Line, re.Err = le.line, le.err
+					}
+					parts[j].err, parts[j].at = re, i
 					return
 				}
 				parts[j].hist[key]++
@@ -149,7 +153,8 @@ func Run(t *Test, opt Options) (*Result, error) {
 }
 
 // observed lists the locations a state records: the locations list, then
-// every location the condition names, each once, in order of mention.
+// every location the condition names, then those only the filter names,
+// each once, in order of mention.
 func observed(t *Test) []Loc {
 	var out []Loc
 	add := func(l Loc) {
@@ -161,6 +166,7 @@ func observed(t *Test) []Loc {
 		add(l)
 	}
 	t.Cond.walk(func(a *Atom) { add(a.Loc) })
+	t.Filter.walk(func(a *Atom) { add(a.Loc) })
 	return out
 }
 
@@ -254,9 +260,12 @@ func extend(v uint64, t Type) uint64 {
 	return v << s >> s
 }
 
-// unfinished explains a run that did not end with every hart waiting.
+// unfinished explains a run that did not end with every hart waiting,
+// naming the line of the instruction a thread stopped at when it is in
+// the thread's column.
 func (w *worker) unfinished(r emu.StopReason) error {
-	for i, th := range w.p.Threads {
+	for i := range w.p.Threads {
+		th := &w.p.Threads[i]
 		h := w.m.Hart(i)
 		if h.Waiting() {
 			continue
@@ -266,7 +275,40 @@ func (w *worker) unfinished(r emu.StopReason) error {
 		if pc < th.Base || pc >= end {
 			return fmt.Errorf("thread P%d left its code (pc %#x; a trap goes to mtvec 0): %v", i, pc, r)
 		}
-		return fmt.Errorf("thread P%d did not finish within %d instructions (pc %#x): %v", i, runInsnsMax, pc, r)
+		err := fmt.Errorf("thread P%d did not finish within %d instructions (pc %#x): %v", i, runInsnsMax, pc, r)
+		if line := th.lineAt(pc); line > 0 {
+			return &lineError{line, err}
+		}
+		return err
 	}
 	return fmt.Errorf("the run stopped: %v", r)
 }
+
+// lineError is an error of a run that a line of the file is to blame for.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return e.err.Error() }
+
+// RunError is a run that could not finish: its message names the file,
+// the line when one is to blame, the run and the run's seed
+// ("mp.litmus:7: run 3 (seed 0x...): ...").
+type RunError struct {
+	File string
+	Line int // 0: no line is to blame
+	Run  int
+	Seed uint64
+	Err  error
+}
+
+func (e *RunError) Error() string {
+	at := e.File
+	if e.Line > 0 {
+		at = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return fmt.Sprintf("%s: run %d (seed %#x): %v", at, e.Run, e.Seed, e.Err)
+}
+
+func (e *RunError) Unwrap() error { return e.Err }

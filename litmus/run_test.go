@@ -161,3 +161,64 @@ func TestLitmusCheckComparesWithTheVerdict(t *testing.T) {
 		t.Errorf("rvwmo: %v", err)
 	}
 }
+
+// herd's filter: a run whose final state does not satisfy it counts
+// neither for nor against the condition.
+func TestLitmusAFilterDiscardsTheRunsThatDoNotSatisfyIt(t *testing.T) {
+	src := "RISCV F\n{ 0:x6=x; 1:x6=x; }\n P0 | P1 ;\n ori x5,x0,1 | lw x5,0(x6) ;\n sw x5,0(x6) | ;\nfilter (1:x5=1)\nforall (1:x5=1 /\\ x=1)\n"
+	tt, err := Parse("f.litmus", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(tt, Options{Runs: 500, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Filtered == 0 || r.Pos == 0 || r.Neg != 0 || r.Pos+r.Filtered != 500 || !r.Validated() {
+		t.Errorf("filtered %d, positive %d, negative %d of 500, validated %v: want some filtered, the rest positive", r.Filtered, r.Pos, r.Neg, r.Validated())
+	}
+	for _, s := range r.States {
+		if s.Values[0] != 1 {
+			t.Errorf("a state the filter discards is listed: %v", s.Values)
+		}
+	}
+	var out bytes.Buffer
+	r.Write(&out)
+	if want := fmt.Sprintf("Filter (1:x5=1) discarded %d of 500 runs\n", r.Filtered); !strings.Contains(out.String(), want) {
+		t.Errorf("output does not say %q:\n%s", want, out.String())
+	}
+}
+
+func TestLitmusARegisterCanHoldTheAddressOfACodeLabel(t *testing.T) {
+	src := "RISCV J\n{ 0:x9=P0:LC00; 0:x6=x; }\n P0 ;\n jalr x0,x9,0 ;\n ori x5,x0,1 ;\n LC00: ;\n ori x7,x0,2 ;\n sw x7,0(x6) ;\nexists (0:x5=0 /\\ x=2)\n"
+	tt, err := Parse("j.litmus", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(tt, Options{Runs: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Observation() != "Always" {
+		t.Errorf("the jump to LC00 did not skip the ori: %+v", r.States)
+	}
+}
+
+func TestLitmusATestWithoutAConditionIsForallTrue(t *testing.T) {
+	src := "RISCV CoWR\n{ uint64_t x; uint64_t 1:x7; 0:x5=1; 0:x6=x; 1:x5=2; 1:x6=x; }\n P0 | P1 ;\n sd x5,0(x6) | sd x5,0(x6) ;\n | ld x7,0(x6) ;\nlocations [x;1:x7;]\n"
+	tt, err := Parse("c.litmus", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(tt, Options{Runs: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r.Write(&out)
+	for _, want := range []string{"Test CoWR Required\n", "Condition forall (true) is validated\n", "Observation CoWR Always 50 0\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +28,11 @@ func newLitmusCmd() *cobra.Command {
 		Short: "Run memory-model litmus tests and print litmus7-style results",
 		Long: `Run litmus tests in the diy/herd format (RISCV header, initial state,
 one column of RISC-V assembly per thread, an exists/~exists/forall
-condition). Each test runs --runs times on a machine with one hart per
-thread; run i draws its schedule and thread delays from a seed derived from
---seed and i, so the output is the same for any --jobs.
+condition over /\, \/, ~ or not and parentheses, with an optional filter
+that discards the runs it does not hold for). Each test runs --runs
+times on a machine with one hart per thread; run i draws its schedule and
+thread delays from a seed derived from --seed and i, so the output is the
+same for any --jobs.
 
 For each test it prints the final states with their counts, whether the
 condition is validated, and "Observation NAME Never|Sometimes|Always P N".
@@ -43,12 +46,18 @@ sc:Forbidden) is compared with what the runs saw under the chosen model:
 Forbidden fails if any run satisfies the condition, Allowed if none does,
 Required if some run does not.
 
+A file everett cannot run (bad syntax, an instruction it does not know, a
+run that never ends) is reported on stderr as one line "FILE:LINE: reason
+(skipped)" (just FILE when no line is to blame) and skipped; the other
+files run. At the end a line says how many were skipped.
+
 Exit codes: 0 when every test ran (and, with --check, agreed with its
-verdict); 1 when --check found a contradiction; 2 for bad input (a one-line
-error names the file and line).`,
+verdict); 1 when --check found a contradiction (whether or not files were
+skipped); 4 when some files were skipped and --check found nothing wrong
+with the others; 2 for a bad command line.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return litmusMain(args, f, cmd.OutOrStdout(), os.Stderr)
+			return litmusMain(args, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -70,34 +79,49 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 	if err := opt.CheckModel(); err != nil {
 		return usageErr("%v", err)
 	}
-	// Read and parse everything first: bad input fails before any run.
+	// Read and parse everything first, so that every file's syntax is
+	// reported before the first run; a file that cannot be read, parsed
+	// or laid out is reported and skipped.
 	var tests []*litmus.Test
+	skipped := 0
+	skip := func(err error) {
+		fmt.Fprintf(stderr, "%v (skipped)\n", err)
+		skipped++
+	}
 	for _, name := range files {
 		src, err := os.ReadFile(name)
 		if err != nil {
-			return usageErr("%v", err)
+			skip(err)
+			continue
 		}
 		t, err := litmus.Parse(name, src)
-		if err != nil {
-			return usageErr("%v", err)
+		if err == nil {
+			_, err = litmus.Layout(t)
 		}
-		if _, err := litmus.Layout(t); err != nil {
-			return usageErr("%v", err)
+		if err != nil {
+			skip(err)
+			continue
 		}
 		tests = append(tests, t)
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	failed := 0
-	for i, t := range tests {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
+	failed, ran := 0, 0
+	for _, t := range tests {
 		r, err := litmus.Run(t, opt)
-		if err != nil {
+		if errors.Is(err, litmus.ErrModel) {
 			w.Flush()
 			return &exitError{code: exitInternal, msg: err.Error()}
 		}
+		if err != nil {
+			w.Flush()
+			skip(err) // a *litmus.RunError: FILE[:LINE]: run N (seed S): reason
+			continue
+		}
+		if ran > 0 {
+			fmt.Fprintln(w)
+		}
+		ran++
 		if err := r.Write(w); err != nil {
 			return err
 		}
@@ -109,8 +133,15 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	w.Flush()
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "everett: litmus: %d of %d files skipped\n", skipped, len(files))
+	}
 	if failed > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("litmus: %d of %d tests contradict their verdict under %s", failed, len(tests), f.model)}
+		return &exitError{code: 1, msg: fmt.Sprintf("litmus: %d of %d tests contradict their verdict under %s", failed, ran, f.model)}
+	}
+	if skipped > 0 {
+		return &exitError{code: exitSkipped}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ func TestLitmusCommand(t *testing.T) {
 		root := newRoot()
 		root.SetArgs(args)
 		root.SetOut(&out)
+		root.SetErr(&errb)
 		code := 0
 		if err := root.Execute(); err != nil {
 			code = exitUsage
@@ -51,12 +52,48 @@ func TestLitmusCommand(t *testing.T) {
 			t.Errorf("exit %d: %q", code, msg)
 		}
 	})
-	t.Run("bad input gets a one-line error naming the line", func(t *testing.T) {
-		bad := filepath.Join(t.TempDir(), "bad.litmus")
+	t.Run("a bad file is reported as FILE:LINE and skipped while the others run", func(t *testing.T) {
+		dir := t.TempDir()
+		bad := filepath.Join(dir, "bad.litmus")
 		os.WriteFile(bad, []byte("RISCV B\n{ 0:x6=x; }\n P0 ;\n lw x5,0(x66) ;\nexists (0:x5=1)\n"), 0o644)
-		_, msg, code := runOut("litmus", bad)
-		if code != exitUsage || !strings.HasPrefix(msg, bad+":4: ") || strings.Contains(msg, "\n") {
+		missing := filepath.Join(dir, "missing.litmus")
+		out, msg, code := runOut("litmus", "--runs", "100", mp, bad, missing, sb)
+		if code != exitSkipped {
+			t.Errorf("exit %d, want %d", code, exitSkipped)
+		}
+		if !strings.Contains(out, "Observation MP Never 0 100\n") || !strings.Contains(out, "Observation SB+fence.tsos ") {
+			t.Errorf("the good files did not run:\n%s", out)
+		}
+		lines := strings.Split(strings.TrimSuffix(msg, "\n"), "\n")
+		if len(lines) != 3 || !strings.HasPrefix(lines[0], bad+":4: ") || !strings.HasSuffix(lines[0], "(skipped)") ||
+			!strings.Contains(lines[1], missing) || lines[2] != "everett: litmus: 2 of 4 files skipped" {
+			t.Errorf("stderr:\n%s", msg)
+		}
+	})
+	t.Run("a test whose runs cannot finish is reported and skipped", func(t *testing.T) {
+		loop := filepath.Join(t.TempDir(), "loop.litmus")
+		os.WriteFile(loop, []byte("RISCV L\n{ 0:x6=x; }\n P0 ;\n LC00: ;\n j LC00 ;\nexists (x=1)\n"), 0o644)
+		out, msg, code := runOut("litmus", "--runs", "3", loop, mp)
+		if code != exitSkipped || !strings.HasPrefix(msg, loop+":5: run 0 ") || !strings.Contains(msg, "did not finish") || !strings.Contains(out, "Observation MP ") {
+			t.Errorf("exit %d, stderr:\n%s\nstdout:\n%s", code, msg, out)
+		}
+	})
+	t.Run("--check still fails on a wrong verdict when files were skipped", func(t *testing.T) {
+		dir := t.TempDir()
+		lie := filepath.Join(dir, "lie.litmus")
+		src, _ := os.ReadFile(mp)
+		os.WriteFile(lie, bytes.Replace(src, []byte("sc:Forbidden"), []byte("sc:Allowed"), 1), 0o644)
+		bad := filepath.Join(dir, "bad.litmus")
+		os.WriteFile(bad, []byte("RISCV B\n"), 0o644)
+		_, msg, code := runOut("litmus", "--runs", "200", "--check", bad, lie)
+		if code != 1 || !strings.Contains(msg, "contradict") || !strings.Contains(msg, "1 of 2 files skipped") {
 			t.Errorf("exit %d: %q", code, msg)
+		}
+	})
+	t.Run("--help documents the skipped exit code", func(t *testing.T) {
+		out, _, _ := runOut("litmus", "--help")
+		if !strings.Contains(out, "4 when some files were skipped") {
+			t.Errorf("help:\n%s", out)
 		}
 	})
 	t.Run("a contradicted verdict exits 1", func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 const (
 	exitUsage    = 2   // bad command line or bad input file
 	exitReboot   = 3   // the guest asked for a reboot
+	exitSkipped  = 4   // litmus: some tests could not be run and were skipped
 	exitInternal = 70  // a bug in everett (EX_SOFTWARE)
 	exitLimit    = 124 // --max-insns reached (as timeout(1))
 	exitHang     = 125 // every hart waits for an interrupt that cannot come

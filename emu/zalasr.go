@@ -1,0 +1,90 @@
+package emu
+
+import "everett/isa"
+
+// Zalasr: load-acquire and store-release ("Zalasr" Atomic Load-Acquire and
+// Store-Release Instructions, version 1.0, in the Unprivileged ISA). Each
+// is a naturally aligned load or store of 1, 2, 4 or 8 bytes whose address
+// is rs1 alone; a misaligned address raises the address-misaligned
+// exception. The ordering they carry costs nothing under sc, where one
+// hart runs at a time and every access is performed in program order, so
+// there they are the plain load or store. Under rvwmo (wmo.go) a
+// load-acquire without rl is performed when it executes, never deferred,
+// so that every later access comes after it; a store-release, and a load
+// with rl, settle the hart first and are performed in place, which orders
+// them after every earlier access and before every later one (stronger
+// than the instruction asks, never weaker). The JIT does not translate
+// them: a block is translated up to its first Zalasr op, and the
+// interpreter runs the rest.
+
+// lasrPlain maps a Zalasr op to the plain load or store of its width and
+// extension (the loads sign-extend, as lb, lh, lw and ld do).
+var lasrPlain = [...]isa.Op{
+	isa.LB_AQ - isa.LB_AQ: isa.LB, isa.LH_AQ - isa.LB_AQ: isa.LH,
+	isa.LW_AQ - isa.LB_AQ: isa.LW, isa.LD_AQ - isa.LB_AQ: isa.LD,
+	isa.SB_RL - isa.LB_AQ: isa.SB, isa.SH_RL - isa.LB_AQ: isa.SH,
+	isa.SW_RL - isa.LB_AQ: isa.SW, isa.SD_RL - isa.LB_AQ: isa.SD,
+}
+
+// isZalasr reports whether k is a Zalasr load-acquire or store-release.
+func isZalasr(k isa.Op) bool { return k >= isa.LB_AQ && k <= isa.SD_RL }
+
+// lasrSize is the access width of Zalasr op k, in bytes.
+func lasrSize(k isa.Op) int { return 1 << ((k - isa.LB_AQ) & 3) }
+
+// loadAcquire executes a Zalasr load op i the ordinary way: it reports
+// false if the load trapped or the hart was preempted before it.
+func (h *Hart) loadAcquire(vpc uint64, o *op, i int) bool {
+	size := lasrSize(o.kind)
+	a := h.x[o.rs1]
+	if a&uint64(size-1) != 0 {
+		h.pc = vpc + uint64(o.off)
+		h.pos = i
+		h.raise(CauseMisalignedLoad, a)
+		return false
+	}
+	v, ok := h.load(vpc, o, i, a, size)
+	if !ok {
+		return false
+	}
+	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], v)
+	return true
+}
+
+// storeRelease executes a Zalasr store op i the ordinary way; it returns
+// what a store's slow path does.
+func (h *Hart) storeRelease(vpc uint64, o *op, i int) int {
+	size := lasrSize(o.kind)
+	a := h.x[o.rs1]
+	if a&uint64(size-1) != 0 {
+		h.pc = vpc + uint64(o.off)
+		h.pos = i
+		h.raise(CauseMisalignedStore, a)
+		return stTrap
+	}
+	return h.store(vpc, o, i, a, size, h.x[o.rs2])
+}
+
+// wmoLoadAcquire issues a Zalasr load without rl under rvwmo: performed
+// now (never deferred), so later loads, which are performed when they
+// execute or later, and later stores, which drain after they execute,
+// all follow it in the global memory order (rule 5 of preserved program
+// order). Earlier accesses may still be pending: an acquire does not
+// order them. No store-release is ever pending (they are performed in
+// place), so rule 7 (release before acquire) holds too. It reads through
+// the hart's own store buffer like a plain load, which the Load Value
+// Axiom allows. A misaligned address or an access the model does not
+// buffer goes the slow way.
+func (h *Hart) wmoLoadAcquire(vpc uint64, o *op, i int) int {
+	size := lasrSize(o.kind)
+	if h.x[o.rs1]&uint64(size-1) != 0 {
+		return wmoSlow
+	}
+	pa, r := h.wmoIssue(vpc, o, i, size, accLoad)
+	if r != wmoDone {
+		return r
+	}
+	h.wmoResolveOverlap(pa, size) // CoRR with an earlier deferred load
+	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size))
+	return wmoDone
+}
