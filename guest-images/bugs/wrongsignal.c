@@ -1,26 +1,28 @@
-/* wrongsignal: producers and consumers share one condition variable and
- * wake one waiter with pthread_cond_signal (a wake-up that goes to the
+/* wrongsignal: a producer and two consumers share one condition variable
+ * and wake one waiter with pthread_cond_signal (a wake-up that goes to the
  * wrong kind of waiter).
  *
- * Two producers and two consumers pass 16 parcels through a one-parcel
- * shelf. Producers wait while the shelf is full, consumers while it is
- * empty, both on the one condition variable `changed`, in proper predicate
- * loops; after each put or take the thread signals `changed` once.
+ * A packer hands 8 parcels to two couriers through a one-parcel shelf.
+ * The packer waits while the shelf is full, a courier while it is empty,
+ * all on the one condition variable `changed`, in proper predicate loops;
+ * after each put or take the thread signals `changed` once. Packing a
+ * parcel takes fifteen times as long as delivering one, so the couriers
+ * mostly wait for the packer, and the shelf is empty when the packer
+ * comes back to it.
  *
- * The bug: the signal wakes one waiter, and it may be one of the same
- * kind (a consumer woken by a consumer's take). That waiter finds its
- * predicate still false and waits again, and the wake-up the other kind
- * needed is lost. When that happens while all the others wait, all four
- * threads end up waiting (futex_wait), main in pthread_join: a deadlock
- * (natively, a hang). Every thread does far more work per parcel than it
- * spends at the shelf, so in a normal run a thread seldom waits, and two
- * of a kind waiting at once with a signal taken by the wrong one is rarer
- * still.
+ * The bug: the signal wakes one waiter, and it may be of the same kind (a
+ * courier woken by a courier's take). It finds the shelf still empty and
+ * waits again, and the wake-up the packer needed is lost: all three wait
+ * (futex_wait), main in pthread_join: a deadlock (natively, a hang). For
+ * that, the packer must find the shelf still full when it comes back with
+ * the next parcel, and wait, before the courier it woke has taken the
+ * parcel before: that courier must be held up for a whole packing.
  *
- * Depth: high: both consumers waiting on an empty shelf, a put whose
- * signal wakes one, a second producer arriving at the full shelf before
- * that consumer takes, then the consumer's signal going to the other
- * consumer (four or more ordering constraints).
+ * Depth: three ordering constraints, one long preemption: both couriers
+ * waiting, the packer's put waking one of them, which is then held up
+ * while the packer packs the next parcel and waits at the full shelf; its
+ * take's signal then goes to the other courier (or to the packer: then
+ * all is well).
  *
  * The fix (-DFIXED): pthread_cond_broadcast (or one condition variable
  * per predicate). */
@@ -30,7 +32,7 @@
 
 #include "work.h"
 
-enum { PARCELS = 16, EACH = PARCELS / 2 };
+enum { PARCELS = 8, EACH = PARCELS / 2 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -48,14 +50,14 @@ static void wake(void)
 
 static void *producer(void *arg)
 {
-	int me = (int)(long)arg;
 	unsigned long h = 0;
-	for (int i = 0; i < EACH; i++) {
-		h ^= work(me * 100 + i, me == 0 ? 12000 : 15000); /* pack a parcel */
+	(void)arg;
+	for (int i = 0; i < PARCELS; i++) {
+		h ^= work(i, 300000); /* pack a parcel */
 		pthread_mutex_lock(&lock);
 		while (full)
 			pthread_cond_wait(&changed, &lock);
-		shelf = me * EACH + i + 1;
+		shelf = i + 1;
 		full = 1;
 		wake();
 		pthread_mutex_unlock(&lock);
@@ -76,21 +78,21 @@ static void *consumer(void *arg)
 		received += (unsigned long)p;
 		wake();
 		pthread_mutex_unlock(&lock);
-		h ^= work(p, me == 0 ? 9000 : 11000); /* deliver it */
+		h ^= work(p + me, 20000); /* deliver it */
 	}
 	return (void *)h;
 }
 
 int main(void)
 {
-	pthread_t t[4];
+	pthread_t t[3];
 	unsigned long h = 0;
-	for (long i = 0; i < 4; i++)
-		if (pthread_create(&t[i], NULL, i < 2 ? producer : consumer, (void *)(i % 2)) != 0) {
+	for (long i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, i == 0 ? producer : consumer, (void *)(i - 1)) != 0) {
 			perror("wrongsignal: pthread_create");
 			return 1;
 		}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 3; i++) {
 		void *r;
 		pthread_join(t[i], &r);
 		h ^= (unsigned long)r;
