@@ -36,11 +36,11 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 EVERETT=${EVERETT:-bin/everett}
 RUNS=${BUGS_RUNS:-1000}
-SEEDS=${BUGS_SEEDS:-1 2 3 4 5}
+SEEDS=${BUGS_SEEDS-1 2 3 4 5}
 TIME=${BUGS_TIME:-60s}
 WORKERS=${BUGS_WORKERS:-2}
 TWIN=${BUGS_TWIN_UNIVERSES:-200}
-PLANS=${BUGS_PLANS:-default no-preempt}
+PLANS=${BUGS_PLANS-default no-preempt}
 NTIMEOUT=${BUGS_NATIVE_TIMEOUT:-5}
 NPREFIX=${BUGS_NATIVE_PREFIX:-}
 OUT=${BUGS_OUT:-build/bench-bugs}

@@ -42,6 +42,7 @@ static int claim(int j)
 #else
 	if (job[j].taken) /* BUG: test ... */
 		return 0;
+	WINDOW(5000000);
 	job[j].taken = 1; /* ... then set, not one step */
 	return 1;
 #endif

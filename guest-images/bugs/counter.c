@@ -2,8 +2,8 @@
  * violation).
  *
  * Two threads serve requests and count the ones they served in one shared
- * counter, `served++`, a load, an add and a store. Main asserts the total
- * when both are done.
+ * counter with a load, an add and a store (what `served++` compiles to).
+ * Main asserts the total when both are done.
  *
  * The bug: the increment is not atomic. If one thread loads the counter,
  * and the other's increment lands before the first stores, one increment
@@ -34,7 +34,9 @@ static void *server(void *arg)
 #ifdef FIXED
 		__atomic_fetch_add(&served, 1, __ATOMIC_SEQ_CST);
 #else
-		served++; /* BUG: load, add, store */
+		long n = served; /* BUG: load, ... */
+		WINDOW(5000000);
+		served = n + 1; /* ... add, store */
 #endif
 	}
 	return (void *)h;

@@ -61,6 +61,7 @@ static struct table *get_table(void)
 		assert(t != NULL);
 #ifndef FIXED
 		__atomic_store_n(&table, t, __ATOMIC_RELAXED); /* BUG: published ... */
+		WINDOW(20000000);
 #endif
 		for (int i = 0; i < ENTRIES; i++)
 			t->rate[i] = rate_for(i);

@@ -46,6 +46,7 @@ static void *flusher(void *arg)
 		int n = cache_dirty < 10 ? cache_dirty : 10;
 		cache_dirty -= n;
 		h ^= work(h, 30); /* pick the entries */
+		WINDOW(5000000);
 		pthread_mutex_lock(&log_lock);
 		log_len += n;
 		pthread_mutex_unlock(&log_lock);

@@ -44,6 +44,7 @@ static void *station(void *arg)
 #endif
 		pthread_mutex_lock(&bin_lock[first]);
 		h ^= work(h, 30); /* inspect the part */
+		WINDOW(5000000);
 		pthread_mutex_lock(&bin_lock[second]);
 		bin[me]--;
 		bin[next]++;

@@ -76,6 +76,7 @@ int main(void)
 	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
 #else
 	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+	WINDOW(5000000);
 	sink = open_sink(); /* BUG: after the logger may run */
 #endif
 	pthread_join(t, NULL);

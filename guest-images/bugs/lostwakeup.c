@@ -32,6 +32,7 @@ static void *loader(void *arg)
 {
 	(void)arg;
 	int c = (int)(work(1, 40000) & 0xff); /* read the configuration */
+	WINDOW(10000000); /* the worker must peek before the flag is set ... */
 	pthread_mutex_lock(&lock);
 	config = c | 0x100;
 	loaded = 1;
@@ -51,6 +52,7 @@ static void *worker(void *arg)
 	pthread_mutex_unlock(&lock);
 #else
 	if (!loaded) { /* BUG: peeked outside the lock ... */
+		WINDOW(20000000); /* ... and lock after the signal */
 		pthread_mutex_lock(&lock);
 		pthread_cond_wait(&cond, &lock); /* ... and no loop */
 		pthread_mutex_unlock(&lock);

@@ -49,8 +49,11 @@ static void put(struct job *j)
 	if (__atomic_sub_fetch(&j->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		destroy(j);
 #else
-	j->refs--;         /* BUG: load, subtract, store ... */
-	if (j->refs == 0)  /* ... and a load again */
+	int r = j->refs; /* BUG: load, ... */
+	WINDOW(5000000);
+	j->refs = r - 1;  /* ... subtract, store, ... */
+	WINDOW(5000000);
+	if (j->refs == 0) /* ... and a load again */
 		destroy(j);
 #endif
 }

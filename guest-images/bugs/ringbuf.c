@@ -65,6 +65,7 @@ static void *consumer(void *arg)
 		pthread_mutex_unlock(&lock);
 		assert(r == want); /* records in order, none lost */
 		h ^= work(r, 8000); /* store the record */
+		WINDOW(5000000);
 	}
 	return (void *)h;
 }

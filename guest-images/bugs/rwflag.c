@@ -8,17 +8,20 @@
  * `writing` is 0 and then increments `readers`.
  *
  * The bug: each side tests the other's flag and then sets its own, in two
- * steps. If the reader tests `writing` (0), and the writer then tests
- * `readers` (0) and sets `writing` before the reader increments `readers`,
- * both are inside: the reader sums the record halfway through a transfer
- * and its assertion fails (SIGABRT). The window is the few instructions
+ * steps. If the writer tests `readers` (0), and the reader then tests
+ * `writing` (0) and increments `readers` before the writer sets
+ * `writing`, both are inside. The reader reads one balance, formats its
+ * audit line (twenty thousand instructions), and reads the other: when
+ * the writer's transfer falls in between, the sum is off and the
+ * reader's assertion fails (SIGABRT). The window is the few instructions
  * between a test and a set, and the threads enter a few times each,
  * between pieces of work of different lengths.
  *
- * Depth: two ordering constraints, one preemption: the reader stopped
- * between its test and its increment while the writer tests and sets
- * (then the two critical sections, a transfer and an audit of a few
- * hundred instructions each, overlap).
+ * Depth: three ordering constraints, one preemption: the writer stopped
+ * between its test and its set while the reader tests, increments and
+ * reads the first balance; the writer's transfer then lands in the
+ * reader's audit (the reader stopped between its test and its increment
+ * while the writer tests and sets does as well).
  *
  * The fix (-DFIXED): announce first, then test (Dekker's order): the
  * reader increments `readers` and then tests `writing` (backing off if
@@ -56,6 +59,7 @@ static void *writer(void *arg)
 		wait_zero(&readers);
 #else
 		wait_zero(&readers);
+		WINDOW(30000);
 		store(&writing, 1); /* BUG: tested, then set */
 #endif
 		long amount = i % 2 ? 5 : -5;
@@ -86,7 +90,7 @@ static void *reader(void *arg)
 		__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST); /* BUG: tested, then set */
 #endif
 		long c = checking;
-		h ^= work(h, 50); /* format the audit line */
+		h ^= work(h, 5000); /* format the audit line */
 		long s = savings;
 		__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
 		assert(c + s == 100); /* a transfer seen halfway */

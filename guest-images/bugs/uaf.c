@@ -30,7 +30,7 @@ enum { REQUESTS = 3, LIVE = 0x5e551011, FREED = 0xdeadbeef };
 
 struct session {
 	unsigned long pad[2]; /* malloc's own use of freed memory lands here */
-	unsigned magic;
+	volatile unsigned magic; /* volatile: the poison before free() stays */
 	int requests;
 	unsigned long digest;
 };
@@ -51,6 +51,7 @@ static void *worker(void *arg)
 	sem_post(&finished);
 #else
 	sem_post(&finished);
+	WINDOW(5000000);
 	assert(s->magic == LIVE); /* BUG: the session may be closed by now */
 	int n = s->requests;
 #endif

@@ -22,4 +22,23 @@ static inline unsigned long work(unsigned long seed, long rounds)
 	return h;
 }
 
+/* WINDOW(rounds) marks the window of a program's bug: the place where a
+ * thread must be held up for the bug to show. It does nothing, unless the
+ * program is built with -DWIDEN (make widen), when it does `rounds` rounds
+ * of work there (a stretch the size of the program's other work, up to a
+ * few tens of milliseconds): the window is then wide, and the bug shows
+ * in most runs. That is how to check that a bug is real without a
+ * scheduler that finds it. The compiler barriers keep the caller's loads
+ * and stores on their side of the window. */
+#ifdef WIDEN
+#define WINDOW(rounds)                           \
+	do {                                     \
+		__asm__ volatile("" ::: "memory"); \
+		(void)work(0, (rounds));         \
+		__asm__ volatile("" ::: "memory"); \
+	} while (0)
+#else
+#define WINDOW(rounds) ((void)0)
+#endif
+
 #endif

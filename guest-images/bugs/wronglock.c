@@ -41,7 +41,9 @@ static void add_revenue(long amount)
 	revenue += amount;
 	pthread_mutex_unlock(&revenue_lock);
 #else
-	revenue += amount; /* BUG: the caller's lock is not revenue's lock */
+	long r = revenue; /* BUG: the caller's lock is not revenue's lock */
+	WINDOW(5000000);
+	revenue = r + amount;
 #endif
 }
 

@@ -34,6 +34,17 @@
 
 enum { PARCELS = 8, EACH = PARCELS / 2 };
 
+/* The window of this bug is inside pthread_cond_wait, between a courier's
+ * wake-up and its taking the parcel, where WINDOW() cannot go: the
+ * widened build (make widen) instead packs in a moment, so that a woken
+ * courier is late for the next parcel whenever its wake-up takes longer
+ * than that. */
+#ifdef WIDEN
+#define PACK_ROUNDS 2000
+#else
+#define PACK_ROUNDS 300000
+#endif
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static int shelf, full; /* the parcel on the shelf, and whether there is one */
@@ -53,7 +64,7 @@ static void *producer(void *arg)
 	unsigned long h = 0;
 	(void)arg;
 	for (int i = 0; i < PARCELS; i++) {
-		h ^= work(i, 300000); /* pack a parcel */
+		h ^= work(i, PACK_ROUNDS); /* pack a parcel */
 		pthread_mutex_lock(&lock);
 		while (full)
 			pthread_cond_wait(&changed, &lock);

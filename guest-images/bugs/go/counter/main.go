@@ -1,9 +1,9 @@
 // Command counter: an unprotected count++ shared by two goroutines (a
 // data race on a counter, with an assertion).
 //
-// Two servers count the requests they serve in one shared counter through
-// served++ (a load, an add and a store); main checks the total when both
-// are done.
+// Two servers count the requests they serve in one shared counter with a
+// load, an add and a store (what served++ compiles to); main checks the
+// total when both are done.
 //
 // The bug: the increment is not atomic. If one goroutine loads the counter
 // and the other's increment lands before the first stores, an increment is
@@ -38,7 +38,9 @@ func count() {
 	if bug.Fixed {
 		atomic.AddInt64(&served, 1)
 	} else {
-		served++ // BUG: load, add, store
+		n := served // BUG: load, ...
+		bug.Window(5000000)
+		served = n + 1 // ... add, store
 	}
 }
 

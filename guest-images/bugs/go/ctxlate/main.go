@@ -62,6 +62,7 @@ func main() {
 	s.mu.Lock()
 	committed := s.answer
 	s.mu.Unlock()
+	bug.Window(5000000)
 	cancel() // BUG (without fixed): too late, after the answer was read
 	<-done
 	if s.answer != committed || s.writes != 1 {

@@ -40,6 +40,7 @@ func (j *job) stop() {
 		return
 	}
 	if !j.closed { // BUG: test ...
+		bug.Window(5000000)
 		j.closed = true // ... then set
 		close(j.done)
 	}

@@ -38,6 +38,7 @@ func transfer(from, to *account, amount int, h uint64) uint64 {
 	}
 	first.mu.Lock()
 	h = bug.Work(h, 30) // check the first account's limits
+	bug.Window(5000000)
 	second.mu.Lock()
 	from.balance -= amount
 	to.balance += amount

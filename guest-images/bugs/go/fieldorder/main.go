@@ -45,6 +45,7 @@ func main() {
 		go s.serve(3)
 	} else {
 		go s.serve(3)
+		bug.Window(5000000)
 		s.handler = handle // BUG: after the loop started
 	}
 	h := <-s.served

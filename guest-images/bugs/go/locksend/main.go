@@ -57,6 +57,7 @@ func main() {
 	go func() { // the subscriber
 		defer wg.Done()
 		for ev := range events {
+			bug.Window(5000000)
 			mu.Lock()
 			s := state
 			mu.Unlock()

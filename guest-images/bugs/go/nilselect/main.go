@@ -80,6 +80,7 @@ func main() {
 	n := 0
 	for v := range out { // the consumer
 		sum ^= bug.Work(v, 5000) // store the value
+		bug.Window(5000000)
 		n++
 	}
 	if n != values {

@@ -45,6 +45,7 @@ func (r *registry) describe(k int) uint64 {
 		r.mu.RUnlock()
 		return line + uint64(r.size())
 	}
+	bug.Window(5000000)
 	n := r.size() // BUG: a second RLock while holding the first
 	r.mu.RUnlock()
 	return line + uint64(n)

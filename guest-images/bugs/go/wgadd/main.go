@@ -36,6 +36,9 @@ func main() {
 		}
 		go func() {
 			if !bug.Fixed {
+				if i == 0 {
+					bug.Window(5000000)
+				}
 				wg.Add(1) // BUG: may run after main's Wait
 			}
 			defer wg.Done()
