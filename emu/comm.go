@@ -75,8 +75,16 @@ type comm struct {
 }
 
 // retPoint is the user pc (and address space) at which a system call
-// returns; pc 0: none.
-type retPoint struct{ pc, satp uint64 }
+// returns, and whether the call was a futex; pc 0: none.
+type retPoint struct {
+	pc, satp uint64
+	futex    bool
+}
+
+// sysFutex is the number of Linux's futex system call on riscv64 (the
+// generic table, include/uapi/asm-generic/unistd.h): what every blocking
+// pthread and Go runtime primitive waits and wakes with.
+const sysFutex = 98
 
 // holdState is a hart's hold (SchedConfig.Hold): the access it was
 // stopped before, in which address space, and until when at most.
@@ -293,8 +301,16 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	seen := c.counts[slot]
 	retry := c.skip[h.ID] == h.steps+1
 	c.skip[h.ID] = 0
-	if !retry && !c.noYield && m.preemptAt(h, seen) {
-		return false
+	if !retry && !c.noYield && !h.yieldAfter && m.preemptAt(h, seen, false) {
+		if !m.sched.cfg.Hold || h.priv != PrivU || c.rng.Uint64()&1 == 0 {
+			return false
+		}
+		// Half the held preemptions stop the thread right after the
+		// access instead: a thread held just after it published a flag
+		// or read the value it is about to act on. The access's slow
+		// path ends the block after it (storeRAM, load), and the run
+		// loop stops the hart there (preemptedAfter).
+		h.yield, h.yieldAfter = false, true
 	}
 	c.events++
 	if seen != 255 {
@@ -317,7 +333,7 @@ func (m *Machine) syncPoint(h *Hart) bool {
 	}
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
-	if m.preemptAt(h, seen) {
+	if m.preemptAt(h, seen, false) {
 		if c.rng.Uint64()&1 == 0 {
 			return false
 		}
@@ -342,13 +358,14 @@ func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
 	if c.skip[h.ID] == h.steps+1 || c.noYield {
 		return true
 	}
+	futex := h.x[17] == sysFutex
 	if c.rng.Uint64()&1 == 1 {
-		c.ret[h.ID] = retPoint{pc: next, satp: h.satp}
+		c.ret[h.ID] = retPoint{pc: next, satp: h.satp, futex: futex}
 		return true
 	}
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
-	if m.preemptAt(h, seen) {
+	if m.preemptAt(h, seen, futex) {
 		return false
 	}
 	if seen != 255 {
@@ -370,7 +387,7 @@ func (m *Machine) returnPoint(h *Hart) bool {
 	c.ret[h.ID] = retPoint{}
 	slot := pairKey(1, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
-	if !m.preemptAt(h, seen) {
+	if !m.preemptAt(h, seen, r.futex) {
 		if seen != 255 {
 			c.counts[slot] = seen + 1
 		}
@@ -393,8 +410,10 @@ func (h *Hart) preemptedAfter() {
 }
 
 // preemptAt decides whether to preempt h at a communication event whose
-// pair was seen before seen times, and if so deschedules it.
-func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
+// pair was seen before seen times, and if so deschedules it. A futex call
+// (or its return) is the program's synchronization wherever its code is:
+// a pthread_cond_wait's, a Go runtime's parking of a thread.
+func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 	c := &m.comm
 	cfg := &m.sched.cfg
 	if !cfg.Comm {
@@ -411,7 +430,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8) bool {
 	if c.preempts >= cfg.Preemptions || cfg.UserOnly && (h.priv != PrivU || h.satp == m.sched.own) {
 		return false
 	}
-	if rs := m.sched.ranges; cfg.UserOnly && len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
+	if rs := m.sched.ranges; cfg.UserOnly && !futex && len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
 		return false // the runtime's own, not the program's
 	}
 	n := c.events
@@ -630,6 +649,7 @@ func (m *Machine) saveComm(e *hw.Encoder) {
 		e.U64(c.hold[i].since)
 		e.U64(c.ret[i].pc)
 		e.U64(c.ret[i].satp)
+		e.Bool(c.ret[i].futex)
 	}
 }
 
@@ -712,7 +732,7 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 		c.resume[i] = d.U64()
 		c.skip[i] = d.U64()
 		c.hold[i] = holdState{until: d.U64(), pc: d.U64(), satp: d.U64(), since: d.U64()}
-		c.ret[i] = retPoint{pc: d.U64(), satp: d.U64()}
+		c.ret[i] = retPoint{pc: d.U64(), satp: d.U64(), futex: d.Bool()}
 		if c.hold[i].until != 0 {
 			c.holds++
 		}

@@ -346,7 +346,9 @@ func (h *Hart) load(vpc uint64, o *op, i int, a uint64, size int) (uint64, bool)
 	h.pos = i
 	h.cut = false
 	v, ok := h.loadSlow(a, size)
-	if ok && h.cut {
+	if ok && (h.cut || h.yieldAfter) {
+		// A device cut the turn, or the scheduler preempts the hart
+		// after this load: the block ends with it.
 		h.cutLoad(o, v)
 		return 0, false
 	}
@@ -358,7 +360,9 @@ func (h *Hart) load(vpc uint64, o *op, i int, a uint64, size int) (uint64, bool)
 // destination and ends the block after the op (ended counts its slot),
 // so that no instruction runs past the round the event fires at.
 func (h *Hart) cutLoad(o *op, v uint64) {
-	h.m.cutLoads++
+	if h.cut {
+		h.m.cutLoads++
+	}
 	k := o.kind
 	if isZalasr(k) {
 		k = lasrPlain[k-isa.LB_AQ]

@@ -720,6 +720,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				// Host code: it runs this block and the ones it chains to,
 				// and leaves what it cannot do to exec (jit.go).
 				m.runJIT(h, b, pc, budget)
+				if h.yieldAfter {
+					h.preemptedAfter()
+				}
 				if m.dbg != nil && m.debugAfter(h) {
 					return // a watched access (translated code reaches watched pages through exec)
 				}
@@ -750,6 +753,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			}
 		}
 		m.account(h, used)
+		if h.yieldAfter {
+			h.preemptedAfter() // the access the scheduler preempts after has run
+		}
 		if m.Tracer != nil && used > 0 {
 			m.Tracer(h, pc, raw, h.trapped)
 		}

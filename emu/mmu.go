@@ -282,6 +282,9 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	}
 	pn := (pa - h.ram.Base) >> pageShift
 	res := stOK
+	if h.yieldAfter {
+		res = stExit // preempted after the store: the block ends with it
+	}
 	p, fl := m.pageToWrite(pn, pa)
 	if fl&pfCode != 0 {
 		res = stExit

@@ -50,6 +50,7 @@ func syncRangesOf(p string) (ranges [][2]uint64, ok bool, err error) {
 	own := func(unit string) bool { return true } // C: the units with debugging information
 	if bi, err := buildinfo.Read(bytes.NewReader(b)); err == nil {
 		own = func(unit string) bool { return goOwnUnit(unit, bi.Main.Path) }
+		ranges = goRuntimeSync(f)
 	}
 	r := d.Reader()
 	for {
@@ -94,6 +95,33 @@ func goOwnUnit(unit, module string) bool {
 		return true
 	}
 	return module != "" && (unit == module || strings.HasPrefix(unit, module+"/"))
+}
+
+// goRuntimeSync returns the code of the Go runtime's functions that are
+// the program's own synchronization: its channel operations, selects and
+// go statements (their closures included, "runtime.newproc.func1"). A
+// goroutine between a select's check and its send, or a main just past
+// its go statement, stops there; the scheduler's and the allocator's
+// atomics stay out.
+func goRuntimeSync(f *elf.File) [][2]uint64 {
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil
+	}
+	var rs [][2]uint64
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 {
+			continue
+		}
+		name, _, _ := strings.Cut(s.Name, ".func")
+		switch name {
+		case "runtime.chansend", "runtime.chansend1", "runtime.chanrecv", "runtime.chanrecv1",
+			"runtime.chanrecv2", "runtime.closechan", "runtime.selectgo", "runtime.selectnbsend",
+			"runtime.selectnbrecv", "runtime.selectnbrecv2", "runtime.newproc":
+			rs = append(rs, [2]uint64{s.Value, s.Value + s.Size})
+		}
+	}
+	return rs
 }
 
 // mergeRanges sorts ranges and merges those that overlap or touch.

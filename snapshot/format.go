@@ -15,7 +15,7 @@
 //	header (96 bytes)
 //	  off len
 //	    0   8  magic "EVSNAP\r\n"
-//	    8   4  format version (Version = 4)
+//	    8   4  format version (Version = 5)
 //	   12   4  flags: bit 0 = incremental (the file has a parent); other bits 0
 //	   16   8  architecture, ASCII padded with NULs: "rv64gc"
 //	   24   8  length of the whole file in bytes, trailer included
@@ -91,7 +91,7 @@ const (
 	// Magic starts every snapshot file.
 	Magic = "EVSNAP\r\n"
 	// Version is the format version this package writes and reads.
-	Version = 4 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds
+	Version = 5 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: and which returns are from futex calls
 	// Arch is the architecture field: the machines everett emulates.
 	Arch = "rv64gc"
 
