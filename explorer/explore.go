@@ -382,15 +382,19 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	if u.cancelled {
 		return outcome{job: j, cancelled: true, ended: time.Now()}
 	}
-	u.release()
+	u.release(u.failure != nil) // only a failure's report names its state hash
 	end := time.Now()
 	return outcome{job: j, u: u, elapsed: end.Sub(start), ended: end}
 }
 
 // release drops the machines of a finished universe (keeping what the
-// search reads: failure, assertions, coverage, snapshots, decisions).
-func (u *Universe) release() {
-	u.hash = u.StateHash()
+// search reads: failure, assertions, coverage, snapshots, decisions), and
+// with hash its state hash first (hashing every page and the tracker's
+// state was a tenth of a short universe's time, 2026-12-04).
+func (u *Universe) release(hash bool) {
+	if hash {
+		u.hash = u.StateHash()
+	}
 	u.icountEnd = u.ICount()
 	u.tails = u.ConsoleTails()
 	for _, n := range u.nodes {

@@ -54,7 +54,7 @@ func RunSeedFrom(spec *Spec, boot *Boot, seed uint64) (*SeedOutcome, error) {
 	u.maxSnaps = 0
 	u.runTo(0)
 	end := u.now()
-	u.release()
+	u.release(true)
 	o := &SeedOutcome{
 		Seed:       seed,
 		Outcome:    "pass",

@@ -540,7 +540,7 @@ func replaysToItsStateHash(t *testing.T, s *Spec, n uint64, pass, forks bool) {
 		if pass && u.failure != nil {
 			t.Fatalf("fork path %v: %s\n%s", u.path, u.failure.Signature(), u.ConsoleTails()[0])
 		}
-		u.release()
+		u.release(true)
 		seen.merge(u.cov)
 		r := &Report{Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)}, Path: u.path, Plan: u.plan}
 		rr, err := Replay(r, ReplayOptions{})
