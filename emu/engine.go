@@ -82,13 +82,21 @@ func (m *Machine) SetEngine(e Engine) error {
 // Engine returns the machine's engine.
 func (m *Machine) Engine() Engine { return m.engine }
 
-// JITStats describes what the JIT did for one machine.
+// JITStats describes what the JIT did for one machine, and how often its
+// harts' TLBs and jump caches were emptied or missed (under either engine).
+// Host bookkeeping: in no hash or report.
 type JITStats struct {
 	Entries uint64 // entries from the Go run loop into host code
 	Insns   uint64 // instruction slots executed in host code
+	// Flushes counts full flushes of a hart's TLBs and jump cache.
+	Flushes uint64
+	// Lookups counts block lookups after a jump-cache miss; Stale those
+	// of them whose entry had the pc but another context.
+	Lookups, Stale uint64
 }
 
-// JITStats returns the machine's JIT statistics (zero under the interpreter).
+// JITStats returns the machine's JIT statistics (Entries and Insns are zero
+// under the interpreter).
 func (m *Machine) JITStats() JITStats { return m.jitStats }
 
 // JITCacheStats describes the process-wide translation cache that all

@@ -362,6 +362,9 @@ func (h *Hart) flushTLB() {
 	h.epoch++
 	h.ctx = h.epoch<<2 | uint64(h.priv)
 	h.nSupers = 0
+	if h.m != nil {
+		h.m.jitStats.Flushes++
+	}
 }
 
 // superKey names the level-i superpage holding va.

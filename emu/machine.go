@@ -787,6 +787,10 @@ func (h *Hart) lookup() *block {
 	if e.pc == pc && e.ctx == ctx {
 		return e.b
 	}
+	h.m.jitStats.Lookups++
+	if e.pc == pc {
+		h.m.jitStats.Stale++
+	}
 	var pa uint64
 	if t := &h.ftlb[pc>>pageShift&tlbMask]; t.tag == pc>>pageShift {
 		pa = t.ppn<<pageShift | pc&pageMask
