@@ -88,8 +88,9 @@ func (m *Machine) Engine() Engine { return m.engine }
 type JITStats struct {
 	Entries uint64 // entries from the Go run loop into host code
 	Insns   uint64 // instruction slots executed in host code
-	// Flushes counts full flushes of a hart's TLBs and jump cache.
-	Flushes uint64
+	// Flushes counts full flushes of a hart's TLBs and jump cache;
+	// Switches writes of satp that changed the ASID.
+	Flushes, Switches uint64
 	// Lookups counts block lookups after a jump-cache miss; Stale those
 	// of them whose entry had the pc but another context.
 	Lookups, Stale uint64
@@ -106,4 +107,25 @@ type JITCacheStats struct {
 	GuestBytes   uint64 // bytes of guest code they cover
 	HostBytes    uint64 // bytes of host code
 	Limit        uint64 // the cache's bound in bytes; at the bound, no more is translated
+}
+
+// MachineVersion numbers what a guest sees of the machine beyond its
+// architecture: behaviour the specifications leave open (which
+// translations the TLBs keep, and so when page-table A and D bits are
+// set again), which the same seed must reproduce. A report or snapshot
+// made under another machine version cannot be replayed exactly.
+//
+//	1: TLBs and jump caches emptied by every write of satp
+//	2: kept per ASID (RATIONALE.md, "Why ASIDs?")
+const MachineVersion = 2
+
+// MachineChange says what machine version v changed.
+func MachineChange(v int) string {
+	switch v {
+	case 1:
+		return "TLBs emptied by every write of satp"
+	case 2:
+		return "TLB entries kept per ASID across writes of satp"
+	}
+	return "unknown"
 }

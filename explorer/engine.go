@@ -11,6 +11,7 @@ func addJIT(a *emu.JITStats, b emu.JITStats) {
 	a.Entries += b.Entries
 	a.Insns += b.Insns
 	a.Flushes += b.Flushes
+	a.Switches += b.Switches
 	a.Lookups += b.Lookups
 	a.Stale += b.Stale
 }

@@ -15,7 +15,7 @@
 //	header (96 bytes)
 //	  off len
 //	    0   8  magic "EVSNAP\r\n"
-//	    8   4  format version (Version = 4)
+//	    8   4  format version (Version = 5)
 //	   12   4  flags: bit 0 = incremental (the file has a parent); other bits 0
 //	   16   8  architecture, ASCII padded with NULs: "rv64gc"
 //	   24   8  length of the whole file in bytes, trailer included
@@ -91,7 +91,7 @@ const (
 	// Magic starts every snapshot file.
 	Magic = "EVSNAP\r\n"
 	// Version is the format version this package writes and reads.
-	Version = 4 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds
+	Version = 5 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges)
 	// Arch is the architecture field: the machines everett emulates.
 	Arch = "rv64gc"
 
@@ -202,12 +202,22 @@ func decodeHeader(b []byte) (header, error) {
 	copy(h.configHash[:], b[32:64])
 	copy(h.parentID[:], b[64:96])
 	if h.version != Version {
-		return h, fmt.Errorf("%w: the file has version %d, this everett reads version %d", ErrVersion, h.version, Version)
+		why := ""
+		if h.version < Version {
+			why = " (" + versionChanges[Version] + ")"
+		}
+		return h, fmt.Errorf("%w: the file has version %d, this everett reads version %d%s", ErrVersion, h.version, Version, why)
 	}
 	if want := archField(); h.arch != want {
 		return h, fmt.Errorf("%w: the file is for %q, this everett emulates %q", ErrArch, bytes.TrimRight(h.arch[:], "\x00"), Arch)
 	}
 	return h, nil
+}
+
+// versionChanges says what each format version changed, for the error
+// that refuses an older file.
+var versionChanges = map[uint32]string{
+	5: "since version 5 the machine keeps TLB entries per ASID, so a machine saved before would run on differently",
 }
 
 func archField() [8]byte {

@@ -42,7 +42,7 @@ func addEngineFlag(fl *pflag.FlagSet, v *engineValue) {
 // it ran as host code (s, summed over the machines concerned) and the
 // process-wide translation cache.
 func engineStats(e emu.Engine, s emu.JITStats) string {
-	caches := fmt.Sprintf("; %d full TLB flushes, %d block lookups after jump-cache misses (%d of a stale context)", s.Flushes, s.Lookups, s.Stale)
+	caches := fmt.Sprintf("; %d full TLB flushes, %d ASID switches, %d block lookups after jump-cache misses (%d of a stale context)", s.Flushes, s.Switches, s.Lookups, s.Stale)
 	if e != emu.EngineJIT {
 		return "engine " + e.String() + caches
 	}
