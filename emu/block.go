@@ -407,7 +407,7 @@ func (m *Machine) invalidateCode(pn uint64) {
 	// may be used again (see jcEntry).
 	for _, h := range m.harts {
 		h.epoch++
-		h.ctx = h.epoch<<2 | uint64(h.priv)
+		h.setCtx()
 	}
 }
 

@@ -340,7 +340,15 @@ func (h *Hart) setMstatus(v uint64) {
 }
 
 // writeSatp accepts Bare, Sv39 and Sv48; a write with any other MODE has no
-// effect (§4.1.11).
+// effect (§4.1.11). The ASID field has all 16 bits (ASIDLEN 16: Linux
+// finds them by writing ones and reading back). The TLBs keep translations
+// per ASID (RATIONALE.md, "Why ASIDs?"): a write that changes the ASID
+// (and the root table with it, as a switch of address space does) keeps
+// the global translations and every ASID's jump-cache entries; one that
+// changes the mode or the root table under the same ASID flushes
+// everything, as a write always did before ASIDs, since a guest that does
+// not use ASIDs may not fence after it; a write of the same value changes
+// nothing.
 func (h *Hart) writeSatp(v uint64) {
 	switch v >> 60 {
 	case satpBare, satpSv39, satpSv48:
@@ -348,8 +356,15 @@ func (h *Hart) writeSatp(v uint64) {
 		return
 	}
 	// ASID is 16 bits; PPN 44 bits.
+	old := h.satp
 	h.satp = v & (0xf<<60 | 0xffff<<44 | (1<<44 - 1))
-	h.flushTLB()
+	switch {
+	case h.satp == old:
+	case (h.satp^old)>>44&0xffff != 0:
+		h.switchASID()
+	default:
+		h.flushTLB()
+	}
 }
 
 // pmpLocked reports whether PMP entry i is locked (§3.7.1), which also locks

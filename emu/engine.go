@@ -82,13 +82,22 @@ func (m *Machine) SetEngine(e Engine) error {
 // Engine returns the machine's engine.
 func (m *Machine) Engine() Engine { return m.engine }
 
-// JITStats describes what the JIT did for one machine.
+// JITStats describes what the JIT did for one machine, and how often its
+// harts' TLBs and jump caches were emptied or missed (under either engine).
+// Host bookkeeping: in no hash or report.
 type JITStats struct {
 	Entries uint64 // entries from the Go run loop into host code
 	Insns   uint64 // instruction slots executed in host code
+	// Flushes counts full flushes of a hart's TLBs and jump cache;
+	// Switches writes of satp that changed the ASID.
+	Flushes, Switches uint64
+	// Lookups counts block lookups after a jump-cache miss; Stale those
+	// of them whose entry had the pc but another context.
+	Lookups, Stale uint64
 }
 
-// JITStats returns the machine's JIT statistics (zero under the interpreter).
+// JITStats returns the machine's JIT statistics (Entries and Insns are zero
+// under the interpreter).
 func (m *Machine) JITStats() JITStats { return m.jitStats }
 
 // JITCacheStats describes the process-wide translation cache that all
@@ -98,4 +107,25 @@ type JITCacheStats struct {
 	GuestBytes   uint64 // bytes of guest code they cover
 	HostBytes    uint64 // bytes of host code
 	Limit        uint64 // the cache's bound in bytes; at the bound, no more is translated
+}
+
+// MachineVersion numbers what a guest sees of the machine beyond its
+// architecture: behaviour the specifications leave open (which
+// translations the TLBs keep, and so when page-table A and D bits are
+// set again), which the same seed must reproduce. A report or snapshot
+// made under another machine version cannot be replayed exactly.
+//
+//	1: TLBs and jump caches emptied by every write of satp
+//	2: kept per ASID (RATIONALE.md, "Why ASIDs?")
+const MachineVersion = 2
+
+// MachineChange says what machine version v changed.
+func MachineChange(v int) string {
+	switch v {
+	case 1:
+		return "TLBs emptied by every write of satp"
+	case 2:
+		return "TLB entries kept per ASID across writes of satp"
+	}
+	return "unknown"
 }

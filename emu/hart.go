@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math/bits"
 	"unsafe"
 
 	"everett/hw"
@@ -134,15 +135,29 @@ type tlbSet struct {
 }
 
 // Jump cache: virtual pc -> decoded block, valid while ctx matches. A
-// block's entry is never used once the block is invalid: every code
-// invalidation bumps the epochs in the harts' contexts
-// (Machine.invalidateCode), so translated code chaining through the cache
-// need not load the block to check it.
+// context (Hart.ctx) is a number the hart never hands out twice, times 4,
+// plus the privilege level: U-mode code has one number per ASID (asidCtx),
+// S- and M-mode code one for all (kernel code is mapped global), and every
+// fence or code change that may invalidate entries hands out new numbers
+// instead of visiting them. A block's entry is never used once the block
+// is invalid: every code invalidation bumps the harts' epochs, which ends
+// every number (Machine.invalidateCode), so translated code chaining
+// through the cache need not load the block to check it.
 const (
 	jcBits = 14
 	jcSize = 1 << jcBits
 	jcMask = jcSize - 1
 )
+
+// asidSlots is the number of ASIDs whose U-mode context numbers a hart
+// keeps (Hart.asids).
+const asidSlots = 16
+
+// asidCtx is the U-mode context number of one ASID, valid while epoch is
+// the hart's epoch.
+type asidCtx struct {
+	asid, epoch, n uint64
+}
 
 type jcEntry struct {
 	pc  uint64
@@ -239,9 +254,28 @@ type Hart struct {
 	ftlb  *[tlbSize]tlbEntry
 	ltlb  *[tlbSize]tlbEntry
 	stlb  *[tlbSize]tlbEntry
-	epoch uint64 // bumped when translations change; part of jcEntry.ctx
-	ctx   uint64 // epoch<<2 | priv: the jump-cache context now
-	j     jitState
+	epoch uint64 // bumped when translations or code change: ends every context number
+	ctx   uint64 // number<<2 | priv: the jump-cache context now (see jcEntry)
+	// ctxGen is the last context number handed out (numbers start at 1:
+	// an empty jump-cache entry has context 0).
+	ctxGen uint64
+	// kctx is the context number of S- and M-mode code, valid while
+	// kEpoch is the epoch; kNonGlobal says a jump-cache entry under it
+	// was made from a non-global fetch translation, which an ASID switch
+	// or fence must end.
+	kctx, kEpoch uint64
+	kNonGlobal   bool
+	// asids are the context numbers of U-mode code under recent ASIDs,
+	// direct-mapped by ASID: an ASID's number stays while its slot is
+	// not taken, so switching back to an address space finds its entries.
+	asids [asidSlots]asidCtx
+	// walkPage and walkGlobal describe the last translation made for an
+	// access (translate): its virtual page, and whether it is global (a
+	// G bit on its walk, or M-mode's identity), which the TLB fill that
+	// follows records in the entry's non-global bit.
+	walkPage   uint64
+	walkGlobal bool
+	j          jitState
 	// supers lists the superpages (superKey) translated since the TLBs
 	// were last flushed whole, up to len(supers), nSupers of them (more:
 	// unknown): an sfence.vma of one address outside all of them can flush
@@ -263,10 +297,16 @@ const tlbSetSUM = 2
 
 // hartCaches are a hart's TLBs and jump cache.
 type hartCaches struct {
-	tlbs    [4]tlbSet   // indexed by privilege level; 2: S-mode data with SUM
-	where   [2]tlbWhere // where the load (0) and store (1) entries of each page are
-	jc      [jcSize]jcEntry
-	touched [jitTouched]uint32 // edge slots translated code saw become non-zero (jitState)
+	tlbs [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
+	// nonGlobal has a bit per TLB entry (by set, kind: fetch, load,
+	// store, and index) set when the entry was last filled with a
+	// non-global translation: those are the entries an ASID switch or an
+	// ASID's fence drops. Every live non-global entry is of the current
+	// ASID.
+	nonGlobal [4][3][tlbSize / 64]uint64
+	where     [2]tlbWhere // where the load (0) and store (1) entries of each page are
+	jc        [jcSize]jcEntry
+	touched   [jitTouched]uint32 // edge slots translated code saw become non-zero (jitState)
 }
 
 // ensureCaches allocates the hart's caches, empty, if it has none yet.
@@ -358,10 +398,149 @@ func (h *Hart) flushTLB() {
 	if h.c != nil {
 		h.c.where[0].reset(h.ram.Pages())
 		h.c.where[1].reset(h.ram.Pages())
+		h.c.nonGlobal = [4][3][tlbSize / 64]uint64{}
 	}
 	h.epoch++
-	h.ctx = h.epoch<<2 | uint64(h.priv)
+	h.setCtx()
 	h.nSupers = 0
+	if h.m != nil {
+		h.m.jitStats.Flushes++
+	}
+}
+
+// asid returns the ASID field of satp.
+func (h *Hart) asid() uint64 { return h.satp >> 44 & 0xffff }
+
+// newCtx hands out a context number never used before by the hart.
+func (h *Hart) newCtx() uint64 {
+	h.ctxGen++
+	return h.ctxGen
+}
+
+// setCtx recomputes h.ctx, the jump-cache context, for the current
+// privilege level, ASID and epoch.
+func (h *Hart) setCtx() {
+	if h.priv != PrivU {
+		if h.kEpoch != h.epoch || h.kctx == 0 {
+			h.kctx, h.kEpoch, h.kNonGlobal = h.newCtx(), h.epoch, false
+		}
+		h.ctx = h.kctx<<2 | uint64(h.priv)
+		return
+	}
+	a := h.asid()
+	s := &h.asids[a%asidSlots]
+	if s.asid != a || s.epoch != h.epoch || s.n == 0 {
+		*s = asidCtx{asid: a, epoch: h.epoch, n: h.newCtx()}
+	}
+	h.ctx = s.n<<2 | PrivU
+}
+
+// endASIDCtx ends the jump-cache entries of U-mode code under ASID a and,
+// if some S- or M-mode entries came from non-global translations, theirs.
+func (h *Hart) endASIDCtx(a uint64) {
+	if s := &h.asids[a%asidSlots]; s.asid == a {
+		s.n = 0
+	}
+	if h.kNonGlobal {
+		h.kctx = 0
+	}
+	h.setCtx()
+}
+
+// markFill records in the non-global bits whether the TLB entry at index
+// idx of set p and kind k (0 fetch, 1 load, 2 store) now holds a global
+// translation of virtual page vpn (walkGlobal, when the last walk was of
+// that page; any other fill counts as non-global, the safe side).
+func (h *Hart) markFill(p, k int, idx, vpn uint64) {
+	w := &h.c.nonGlobal[p][k][idx/64]
+	if h.walkGlobal && h.walkPage == vpn {
+		*w &^= 1 << (idx % 64)
+	} else {
+		*w |= 1 << (idx % 64)
+	}
+}
+
+// dropNonGlobal drops every TLB entry that holds a non-global translation:
+// the entries of the current ASID.
+func (h *Hart) dropNonGlobal() {
+	if h.c == nil {
+		return
+	}
+	for p := range h.c.tlbs {
+		s := &h.c.tlbs[p]
+		for k, t := range [3]*[tlbSize]tlbEntry{&s.fetch, &s.load, &s.store} {
+			ng := &h.c.nonGlobal[p][k]
+			for i, w := range ng {
+				for w != 0 {
+					j := i*64 + bits.TrailingZeros64(w)
+					w &= w - 1
+					t[j].tag = tlbNone
+				}
+				ng[i] = 0
+			}
+		}
+	}
+}
+
+// switchASID makes the ASID of satp current after a write that changed
+// it: the other ASID's translations go (the TLBs hold one ASID's
+// non-global entries at a time), the global ones and the jump-cache
+// entries of both stay (the jump cache holds each ASID's under its own
+// context).
+func (h *Hart) switchASID() {
+	h.dropNonGlobal()
+	if h.kNonGlobal {
+		h.kctx = 0
+	}
+	h.setCtx()
+	if h.m != nil {
+		h.m.jitStats.Switches++
+	}
+}
+
+// flushASID is sfence.vma x0, rs2 (Privileged ISA §4.2.1): it drops the
+// translations of ASID a except global ones.
+func (h *Hart) flushASID(a uint64) {
+	if a == h.asid() {
+		h.dropNonGlobal()
+	}
+	h.endASIDCtx(a)
+}
+
+// flushASIDVA is sfence.vma rs1, rs2 with both operands: it drops the
+// translations of virtual address va under ASID a except global ones.
+func (h *Hart) flushASIDVA(va, a uint64) {
+	if h.c == nil {
+		return
+	}
+	if h.inSuper(va) {
+		h.flushASID(a)
+		return
+	}
+	vpn := va >> pageShift
+	idx := vpn & tlbMask
+	if a == h.asid() {
+		for p := range h.c.tlbs {
+			s := &h.c.tlbs[p]
+			for k, e := range [3]*tlbEntry{&s.fetch[idx], &s.load[idx], &s.store[idx]} {
+				if (e.tag == vpn || e.tag == vpn|tlbFine) && h.c.nonGlobal[p][k][idx/64]&(1<<(idx%64)) != 0 {
+					e.tag = tlbNone
+				}
+			}
+		}
+	}
+	// The page's jump-cache entries, but those of S- and M-mode code
+	// from global translations.
+	keep := uint64(0)
+	if !h.kNonGlobal {
+		keep = h.kctx
+	}
+	first := (vpn << (pageShift - 1)) & jcMask
+	for i := first; i < first+pageSize/2; i++ {
+		if e := &h.c.jc[i]; e.pc>>pageShift == vpn && (keep == 0 || e.ctx>>2 != keep) {
+			e.pc = ^uint64(0)
+		}
+	}
 }
 
 // superKey names the level-i superpage holding va.
@@ -445,7 +624,7 @@ func (h *Hart) updateMode() {
 	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
 		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)
 	}
-	h.ctx = h.epoch<<2 | uint64(h.priv)
+	h.setCtx()
 	if h.c == nil {
 		return
 	}

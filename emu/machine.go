@@ -793,6 +793,10 @@ func (h *Hart) lookup() *block {
 	if e.pc == pc && e.ctx == ctx {
 		return e.b
 	}
+	h.m.jitStats.Lookups++
+	if e.pc == pc {
+		h.m.jitStats.Stale++
+	}
 	var pa uint64
 	if t := &h.ftlb[pc>>pageShift&tlbMask]; t.tag == pc>>pageShift {
 		pa = t.ppn<<pageShift | pc&pageMask
@@ -808,7 +812,14 @@ func (h *Hart) lookup() *block {
 		}
 		t.tag = pc >> pageShift
 		t.ppn = p >> pageShift
+		h.markFill(int(h.priv), 0, pc>>pageShift&tlbMask, pc>>pageShift)
 		pa = p
+	}
+	if h.priv != PrivU && !h.kNonGlobal {
+		// Kernel code keeps its jump-cache entries across ASID switches
+		// only while all of them are of global translations.
+		i := pc >> pageShift & tlbMask
+		h.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
 	b := h.m.blockAt(pa)
 	if b == nil {

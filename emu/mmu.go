@@ -62,8 +62,12 @@ func accessFault(acc access) uint64 {
 func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause uint64, ok bool) {
 	mode := h.satp >> 60
 	if priv == PrivM || mode == satpBare {
+		if acc != accPeek {
+			h.walkPage, h.walkGlobal = va>>pageShift, priv == PrivM
+		}
 		return va, 0, true
 	}
+	global := false
 	levels := 3
 	if mode == satpSv48 {
 		levels = 4
@@ -88,6 +92,7 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 		if pte&pteV == 0 || (pte&pteR == 0 && pte&pteW != 0) || pte&pteReserved != 0 {
 			return 0, pageFault(acc), false
 		}
+		global = global || pte&pteG != 0 // G on a pointer makes the table below global
 		if pte&(pteR|pteX) == 0 {
 			// Pointer to the next level; A, D and U must be clear (§4.3.2 step 4).
 			if i == 0 || pte&(pteA|pteD|pteU) != 0 {
@@ -138,6 +143,7 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 		if i > 0 {
 			h.noteSuper(va, i)
 		}
+		h.walkPage, h.walkGlobal = va>>pageShift, global
 		off := va & (1<<(12+9*uint(i)) - 1)
 		return ppn<<pageShift&^(1<<(12+9*uint(i))-1) | off, 0, true
 	}

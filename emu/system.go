@@ -46,9 +46,16 @@ func (h *Hart) system(o *op) {
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return
 		}
-		if o.rs1 != 0 {
+		// rs1 names one virtual address, rs2 one ASID (§4.2.1): an
+		// ASID's fence keeps global translations.
+		switch {
+		case o.rs1 != 0 && o.rs2 != 0:
+			h.flushASIDVA(h.x[o.rs1], h.x[o.rs2]&0xffff)
+		case o.rs1 != 0:
 			h.flushTLBVA(h.x[o.rs1])
-		} else {
+		case o.rs2 != 0:
+			h.flushASID(h.x[o.rs2] & 0xffff)
+		default:
 			h.flushTLB()
 		}
 		h.pc = next

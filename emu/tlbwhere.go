@@ -81,6 +81,7 @@ func (h *Hart) fillTLB(store bool, tag uint64, host unsafe.Pointer, va, pa uint6
 	e.ppn = pa >> pageShift
 	e.addend = uintptr(unsafe.Pointer(p)) - uintptr(va&^pageMask)
 	h.noteFill(store, va, pn)
+	h.markFill(int(h.dataSet()), 1+int(b2u(store)), va>>pageShift&tlbMask, va>>pageShift)
 	h.ram.setFlag(pn, flag)
 }
 

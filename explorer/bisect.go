@@ -218,6 +218,9 @@ type replayer struct {
 }
 
 func newReplayer(r *Report, suppress []int) (*replayer, error) {
+	if err := r.checkMachine(); err != nil {
+		return nil, err
+	}
 	s := r.spec()
 	u, err := newUniverseEcho(s, r.Path[0], nil, append(suppress, r.Suppressed...))
 	if err != nil {

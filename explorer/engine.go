@@ -10,6 +10,10 @@ import "everett/emu"
 func addJIT(a *emu.JITStats, b emu.JITStats) {
 	a.Entries += b.Entries
 	a.Insns += b.Insns
+	a.Flushes += b.Flushes
+	a.Switches += b.Switches
+	a.Lookups += b.Lookups
+	a.Stale += b.Stale
 }
 
 // JITStats returns what the JIT did for the universe: summed over every

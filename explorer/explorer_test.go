@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"everett/emu"
 	"everett/internal/guestbuild"
 )
 
@@ -75,6 +76,29 @@ func TestTheExplorerFindsARaceTheFixedScheduleMisses(t *testing.T) {
 	_, err = Replay(&old, ReplayOptions{})
 	if !errors.Is(err, ErrReportVersion) || !strings.Contains(err.Error(), "v0.0.1") {
 		t.Fatalf("replaying a report of another version: %v", err)
+	}
+
+	// A report of a universe that ran on another machine (one from before
+	// ASIDs names none) is refused with that reason, whether replayed,
+	// bisected or loaded from its file.
+	prior := *rep
+	prior.Machine = 0
+	if rep.Machine != emu.MachineVersion {
+		t.Fatalf("the report names machine version %d, this is %d", rep.Machine, emu.MachineVersion)
+	}
+	_, err = Replay(&prior, ReplayOptions{})
+	if !errors.Is(err, ErrReportVersion) || !strings.Contains(err.Error(), "machine version 1 (TLBs emptied by every write of satp)") {
+		t.Fatalf("replaying a report of machine version 1: %v", err)
+	}
+	if _, err := Bisect(&prior, BisectOptions{}); !errors.Is(err, ErrReportVersion) {
+		t.Fatalf("bisecting a report of machine version 1: %v", err)
+	}
+	path, err := prior.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadReport(path); !errors.Is(err, ErrReportVersion) || !strings.Contains(err.Error(), "machine version 1") {
+		t.Fatalf("loading a report of machine version 1: %v", err)
 	}
 }
 

@@ -24,8 +24,11 @@ const ReportFormat = "everett-report/1"
 // when), the fault plan, the decisions it made, where it failed, and what
 // the guest said.
 type Report struct {
-	Format     string           `json:"format"`
-	Version    string           `json:"everett_version,omitempty"` // of the everett that wrote it
+	Format  string `json:"format"`
+	Version string `json:"everett_version,omitempty"` // of the everett that wrote it
+	// Machine is the emu.MachineVersion the report's universe ran on
+	// (absent: 1, before it was recorded).
+	Machine    int              `json:"machine_version,omitempty"`
 	Signature  string           `json:"signature"`
 	Failure    Failure          `json:"failure"`
 	RootTrap   *RootTrap        `json:"root_trap,omitempty"`
@@ -62,6 +65,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 	r := &Report{
 		Format:     ReportFormat,
 		Version:    Version(),
+		Machine:    emu.MachineVersion,
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
@@ -169,6 +173,9 @@ func LoadReport(path string) (*Report, error) {
 	if len(r.Path) == 0 || r.Path[0].At != 0 {
 		return nil, fmt.Errorf("%w: %s: empty or malformed fork path", ErrReport, path)
 	}
+	if err := r.checkMachine(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	for k, f := range r.Path {
 		if !(f.Plan == "" || k == 0 && f.Plan == PlanBoot || k > 0 && f.Plan == PlanSeed) {
 			return nil, fmt.Errorf("%w: %s: fork_path[%d].plan %q (want %q first, %q later, or none)", ErrReport, path, k, f.Plan, PlanBoot, PlanSeed)
@@ -266,6 +273,30 @@ type ReplayOptions struct {
 // universe cannot be run again by this one.
 var ErrReportVersion = errors.New("report from another everett")
 
+// machine returns the machine version the report's universe ran on.
+func (r *Report) machine() int {
+	if r.Machine == 0 {
+		return 1
+	}
+	return r.Machine
+}
+
+// checkMachine returns an error wrapping ErrReportVersion if the report's
+// universe ran on another machine version than this everett's: what its
+// guests saw differed, so it would not run again as it did.
+func (r *Report) checkMachine() error {
+	v := r.machine()
+	if v == emu.MachineVersion {
+		return nil
+	}
+	by := r.Version
+	if by == "" {
+		by = "an earlier version"
+	}
+	return fmt.Errorf("%w: it ran on machine version %d (%s), this everett (%s) emulates machine version %d (%s): it was written by everett %s, which can replay it",
+		ErrReportVersion, v, emu.MachineChange(v), Version(), emu.MachineVersion, emu.MachineChange(emu.MachineVersion), by)
+}
+
 // derivedPlan is the plan this everett draws along the report's fork path.
 func (r *Report) derivedPlan(s *Spec) Plan {
 	p := drawPlan(s, r.Path[0].Seed)
@@ -282,6 +313,9 @@ func (r *Report) derivedPlan(s *Spec) Plan {
 // whose plan is not the one this everett draws from its seeds (another
 // version wrote it) is an error wrapping ErrReportVersion.
 func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
+	if err := r.checkMachine(); err != nil {
+		return nil, err
+	}
 	s := r.spec()
 	if p := r.derivedPlan(s); p != r.Plan {
 		by := r.Version

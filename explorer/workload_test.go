@@ -542,7 +542,7 @@ func replaysToItsStateHash(t *testing.T, s *Spec, n uint64, pass, forks bool) {
 		}
 		u.release(true)
 		seen.merge(u.cov)
-		r := &Report{Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)}, Path: u.path, Plan: u.plan}
+		r := &Report{Machine: emu.MachineVersion, Spec: ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)}, Path: u.path, Plan: u.plan}
 		rr, err := Replay(r, ReplayOptions{})
 		if err != nil {
 			t.Fatal(err)

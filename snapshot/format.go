@@ -91,7 +91,7 @@ const (
 	// Magic starts every snapshot file.
 	Magic = "EVSNAP\r\n"
 	// Version is the format version this package writes and reads.
-	Version = 5 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: and which returns are from futex calls
+	Version = 5 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges), and which returns are from futex calls
 	// Arch is the architecture field: the machines everett emulates.
 	Arch = "rv64gc"
 
@@ -202,12 +202,22 @@ func decodeHeader(b []byte) (header, error) {
 	copy(h.configHash[:], b[32:64])
 	copy(h.parentID[:], b[64:96])
 	if h.version != Version {
-		return h, fmt.Errorf("%w: the file has version %d, this everett reads version %d", ErrVersion, h.version, Version)
+		why := ""
+		if h.version < Version {
+			why = " (" + versionChanges[Version] + ")"
+		}
+		return h, fmt.Errorf("%w: the file has version %d, this everett reads version %d%s", ErrVersion, h.version, Version, why)
 	}
 	if want := archField(); h.arch != want {
 		return h, fmt.Errorf("%w: the file is for %q, this everett emulates %q", ErrArch, bytes.TrimRight(h.arch[:], "\x00"), Arch)
 	}
 	return h, nil
+}
+
+// versionChanges says what each format version changed, for the error
+// that refuses an older file.
+var versionChanges = map[uint32]string{
+	5: "since version 5 the machine keeps TLB entries per ASID and the scheduler saves which system call returns are futex calls, so a machine saved before would run on differently",
 }
 
 func archField() [8]byte {

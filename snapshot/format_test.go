@@ -246,6 +246,7 @@ func TestLoadErrorsSayWhatIsWrong(t *testing.T) {
 		{"an empty file", nil, ErrTruncated, "truncated"},
 		{"trailing bytes", append(bytes.Clone(good), 0), ErrCorrupt, "follow"},
 		{"another format version", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[8:], 9); resum(b) }), ErrVersion, "version 9"},
+		{"a snapshot from before ASIDs says why", edit(func(b []byte) { binary.LittleEndian.PutUint32(b[8:], 4); resum(b) }), ErrVersion, "TLB entries per ASID"},
 		{"another architecture", edit(func(b []byte) { copy(b[16:24], "rv32gc\x00\x00"); resum(b) }), ErrArch, `"rv32gc"`},
 		{"not a snapshot", []byte("#!/bin/sh\necho hello\n"), ErrNotSnapshot, "not an everett snapshot"},
 		{"a wrong configuration hash", edit(func(b []byte) { b[40] ^= 1; resum(b) }), ErrCorrupt, "configuration hash"},

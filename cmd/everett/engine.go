@@ -42,12 +42,13 @@ func addEngineFlag(fl *pflag.FlagSet, v *engineValue) {
 // it ran as host code (s, summed over the machines concerned) and the
 // process-wide translation cache.
 func engineStats(e emu.Engine, s emu.JITStats) string {
+	caches := fmt.Sprintf("; %d full TLB flushes, %d ASID switches, %d block lookups after jump-cache misses (%d of a stale context)", s.Flushes, s.Switches, s.Lookups, s.Stale)
 	if e != emu.EngineJIT {
-		return "engine " + e.String()
+		return "engine " + e.String() + caches
 	}
 	c := emu.JITCache()
 	return fmt.Sprintf("engine jit: %d instructions run as host code, in %d entries; shared cache %d translations of %d guest bytes, %d host bytes (limit %d)",
-		s.Insns, s.Entries, c.Translations, c.GuestBytes, c.HostBytes, c.Limit)
+		s.Insns, s.Entries, c.Translations, c.GuestBytes, c.HostBytes, c.Limit) + caches
 }
 
 // engineNote names the engine for a summary line without per-machine

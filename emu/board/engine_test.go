@@ -240,6 +240,9 @@ func TestTheJITAndTheInterpreterAgreeOnLinuxBootsToPowerOff(t *testing.T) {
 			if r.jit.Insns == 0 {
 				t.Fatal("the JIT ran none of the boot: the comparison compared the interpreter with itself")
 			}
+			if r.jit.Switches == 0 {
+				t.Fatal("no write of satp changed the ASID: the boot did not exercise the TLBs' ASID tags")
+			}
 			if c.comm && !c.hold && r.preempts == 0 || c.hold && r.holds == 0 {
 				t.Fatal("no preemption was taken: the schedule was not exercised")
 			}
