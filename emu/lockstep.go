@@ -7,8 +7,9 @@ import (
 	"everett/isa"
 )
 
-// The lockstep harness (design §4: "the interpreter stays as the reference:
-// a lockstep harness proves the two agree, state hash for state hash").
+// The lockstep harness: the interpreter stays the reference, and this
+// proves the JIT agrees with it, state hash for state hash (RATIONALE.md,
+// "Why a JIT that leaves everything hard to the interpreter?").
 // CompareEngines runs an interpreter machine and a JIT machine built from
 // the same inputs side by side and compares their state hashes at
 // checkpoints; when a checkpoint differs, it narrows the difference down to

@@ -7,7 +7,8 @@ import "testing"
 // "should avoid resuming the hart if the interrupt is pending but not
 // individually enabled". Linux's idle loop depends on the second half: a
 // hart with no timer left runs wfi with sie.STIE clear and sip.STIP still
-// set by the SBI firmware (issue 25).
+// set by the SBI firmware (RATIONALE.md, "Why does WFI ignore a pending
+// interrupt that mie does not enable?").
 
 // wfiToS is an M-mode prologue that delegates SSIP and STIP, sets the mip
 // bits pend, writes mie, and returns to S-mode at +0x100.

@@ -44,7 +44,7 @@ func schedule(u *Universe, node int, at, down uint64) {
 }
 
 func TestAUniverseWhoseNodesAllPoweredOffEndsThoughACrashAndRestartAreStillDue(t *testing.T) {
-	// The false alarm of issue 9: the node had powered off, the plan held a
+	// A false alarm once seen: the node had powered off, the plan held a
 	// crash and its restart due later, the universe kept running with no
 	// node alive, and the hang oracle fired.
 	u := calmUniverse(t, 1, 3*time.Second)

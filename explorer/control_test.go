@@ -107,7 +107,7 @@ func goInitramfs(t *testing.T) string {
 	return p
 }
 
-// oneNodeLinux is the spec of issue 9's false alarm: one node with two
+// oneNodeLinux is the spec of a false alarm once seen: one node with two
 // harts, the unmodified kernel, an init that powers off, every fault kind
 // left to the swarm, and a hang oracle of 3 s.
 func oneNodeLinux(t *testing.T, initrd, appendArgs, extra string) *Spec {

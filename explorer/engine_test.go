@@ -72,7 +72,7 @@ func TestAReportReplaysTheSameFailureUnderEitherEngine(t *testing.T) {
 	}
 }
 
-// Lockstep at the explorer's level (issue 10): the same universes, explored
+// Lockstep at the explorer's level: the same universes, explored
 // once under the interpreter and once under the JIT, must find the same
 // failures with the same decisions, at the same instruction counts and
 // state hashes, cover the same edges and interleaving pairs, and write the

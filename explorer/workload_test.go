@@ -160,7 +160,7 @@ func TestADeadlockFailsAtOnceNamingEachThreadAndWhereItWaits(t *testing.T) {
 	}
 	// At once: long before the 60 s budget, a few virtual seconds at most,
 	// and the universe of 60 virtual seconds retired under 100M
-	// instructions in all (issue 25), boot included.
+	// instructions in all (README, "What it costs"), boot included.
 	if r.Time > 5e9 || r.ICount > 100_000_000 {
 		t.Fatalf("found at %d ns of virtual time, after %d instructions", r.Time, r.ICount)
 	}

@@ -130,8 +130,8 @@ func TestProgramsMatchQEMU(t *testing.T) {
 }
 
 // TestProgramsAreDeterministic runs every program twice on everett with
-// tracing and requires identical output and identical traces (design §1:
-// a run is a pure function of its inputs).
+// tracing and requires identical output and identical traces: a run is a
+// function of its inputs alone.
 func TestProgramsAreDeterministic(t *testing.T) {
 	for _, p := range programs {
 		t.Run(p.name+" runs identically twice", func(t *testing.T) {

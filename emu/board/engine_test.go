@@ -14,7 +14,7 @@ import (
 	"everett/internal/guestbuild"
 )
 
-// The lockstep tests (design §4, issue 10): the JIT and the interpreter run
+// The lockstep tests: the JIT and the interpreter run
 // every program side by side through emu.CompareEngines; their state hashes
 // must agree at every checkpoint and their console output byte for byte.
 // A divergence names the first instruction after which the two differ.

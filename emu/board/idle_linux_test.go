@@ -20,7 +20,8 @@ import (
 // that spins instead of waiting runs 1e9 per virtual second.
 const idleBudget = 100_000_000
 
-// idlewaitInitrd builds testdata/linux/idlewait (issue 25) as a static
+// idlewaitInitrd builds testdata/linux/idlewait (a thread blocked on a
+// held mutex while main waits 30 s in sigtimedwait) as a static
 // Linux program and returns an initramfs whose /init it is.
 func idlewaitInitrd(t *testing.T) []byte {
 	t.Helper()

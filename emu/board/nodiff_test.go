@@ -8,8 +8,8 @@ import (
 	"everett/emu/board"
 )
 
-// No-diff tests (style guide: "two engines must agree on every test
-// program; so must run N steps and run k steps, stop, and run N−k"). The
+// No-diff tests: two engines must agree on every test program, and so
+// must running N steps and running k steps, stopping, and running N−k. The
 // decoded-block engine runs blocks whole or cut at a deadline; single
 // stepping (the tracer's mode) runs one instruction at a time. Both, and any
 // way of cutting a run into pieces, must reach the same state at the same
