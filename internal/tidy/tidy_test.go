@@ -1,7 +1,8 @@
 // Package tidy holds a test that fails the build on constructs that would
 // leak host nondeterminism into a universe, which must be a function of
-// its inputs and seed alone: the host clock, the global math/rand, goroutines, host I/O,
-// and map iteration, inside the packages a universe is made of.
+// its inputs and seed alone: the host clock, the global math/rand,
+// goroutines, host I/O, and map iteration, inside the packages a universe
+// is made of.
 package tidy
 
 import (
