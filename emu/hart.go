@@ -260,8 +260,9 @@ type Hart struct {
 
 	// Engine caches: never saved, rebuilt on demand. c is allocated when
 	// the hart first runs (ensureCaches), so that building or restoring a
-	// machine (a fork) does not pay for ~170 KiB of caches per hart; until
-	// then ftlb, ltlb and stlb are nil.
+	// machine (a fork) does not pay for its caches (2.4 MiB per hart as of
+	// 2026-12-04: 2 MiB of jump cache, 384 KiB of TLBs) before it runs;
+	// until then ftlb, ltlb and stlb are nil.
 	c     *hartCaches
 	ftlb  *[tlbSize]tlbEntry
 	ltlb  *[tlbSize]tlbEntry
@@ -307,7 +308,9 @@ type Hart struct {
 // means a toggle switches sets instead of flushing them.
 const tlbSetSUM = 2
 
-// hartCaches are a hart's TLBs and jump cache.
+// hartCaches are a hart's TLBs and jump cache: 2,494,016 bytes on
+// 2026-12-04 (the jump cache 2 MiB of it; 0.9 MiB in all while the jump
+// cache had 16384 entries).
 type hartCaches struct {
 	tlbs [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
 	// nonGlobal has a bit per TLB entry (by set, kind: fetch, load,
