@@ -240,3 +240,46 @@ func TestSatpKeepsAll16ASIDBits(t *testing.T) {
 		t.Fatalf("satp reads %#x; want ASID 0xffff", v)
 	}
 }
+
+// jcFenceProgram calls a kernel function at s6, points the page holding
+// it at another page of code (t1 into t0) and fences that address alone,
+// then calls it again: the second call must run the new code.
+var jcFenceProgram = []string{
+	"jalr ra,0(s6)",      // 80000000
+	"sd t1,0(t0)",        // 80000004
+	"sfence.vma s6,zero", // 80000008
+	"jalr ra,0(s6)",      // 8000000c
+	"j 80000010",
+}
+
+func TestAFenceOfOneAddressDropsTheJumpCacheEntriesOfCodeAnywhereInItsPage(t *testing.T) {
+	// Functions at the start, the middle and the end of the page: the
+	// jump-cache sets of a page's pcs must all be visited.
+	for _, off := range []uint64{0x10, 0x7f0, 0x800, 0xff0} {
+		for _, e := range remapEngines() {
+			t.Run(fmt.Sprintf("offset %#x/%s", off, e), func(t *testing.T) {
+				build := programBuild(t, jcFenceProgram, 1, 1000, func(m *Machine) {
+					roots := asidSpaces(t, m, true)
+					l0 := roots[0] + 0x2000
+					for i, add := range []int{1, 100} {
+						asidAssemble(t, m, asidKFunc+uint64(i)*0x1000+off, fmt.Sprintf("addi a3,a3,%d", add), "jalr zero,0(ra)")
+					}
+					h := m.harts[0]
+					h.priv = PrivS
+					h.satp = satpOf(3, roots[0])
+					h.x[22] = 0x40002000 + off // s6
+					h.x[5], h.x[6] = l0+16, (asidKFunc+0x1000)>>12<<10|pteV|pteR|pteX|pteA
+					h.mtvec = DefaultRAMBase + 0x800
+				})
+				m := runOn(t, build, e, 1_000)
+				h := m.harts[0]
+				if h.pc != DefaultRAMBase+0x10 {
+					t.Fatalf("pc %#x; want the final loop (mcause %d)", h.pc, h.mcause)
+				}
+				if got := h.x[13]; got != 101 {
+					t.Errorf("a3 = %d; want 101: the call after the fence must run the page's new code", got)
+				}
+			})
+		}
+	}
+}

@@ -686,9 +686,9 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		}
 		pc := h.pc
 		var b *block
-		e := &h.c.jc[pc>>1&jcMask]
+		e := &h.c.jc[jcSet(pc)]
 		if e.pc == pc && e.ctx == h.ctx {
-			b = e.b // the jump cache hit, inline
+			b = e.b // the jump cache hit in way 0, inline
 		} else {
 			b = h.lookup()
 		}
@@ -789,12 +789,17 @@ func (m *Machine) account(h *Hart, used int) {
 func (h *Hart) lookup() *block {
 	pc := h.pc
 	ctx := h.ctx
-	e := &h.c.jc[pc>>1&jcMask]
+	set := jcSet(pc)
+	e, e1 := &h.c.jc[set], &h.c.jc[set+1]
 	if e.pc == pc && e.ctx == ctx {
 		return e.b
 	}
+	if e1.pc == pc && e1.ctx == ctx {
+		*e, *e1 = *e1, *e // the entry last used goes to way 0
+		return e.b
+	}
 	h.m.jitStats.Lookups++
-	if e.pc == pc {
+	if e.pc == pc || e1.pc == pc {
 		h.m.jitStats.Stale++
 	}
 	var pa uint64
@@ -825,6 +830,7 @@ func (h *Hart) lookup() *block {
 	if b == nil {
 		return h.crossPage(pa)
 	}
+	*e1 = *e
 	e.pc, e.ctx, e.jit, e.b = pc, ctx, b.jit.Load(), b
 	return b
 }
