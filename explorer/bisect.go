@@ -234,15 +234,16 @@ func newReplayerSkip(r *Report, suppress []int, skip uint64, fork bool) (*replay
 	sup := append(append([]int(nil), suppress...), r.Suppressed...)
 	if e := cachedBoot(r, suppressSet(sup)); e != nil && e.snap.ICount <= skip {
 		u, err := fromBoot(s, e, suppressSet(sup))
-		if err != nil {
-			return nil, err
+		if err == nil {
+			rp := &replayer{r: r, spec: s, u: u, next: 1}
+			if fork {
+				u.forkAt(r.Path[1])
+				rp.next = 2
+			}
+			return rp, nil
 		}
-		rp := &replayer{r: r, spec: s, u: u, next: 1}
-		if fork {
-			u.forkAt(r.Path[1])
-			rp.next = 2
-		}
-		return rp, nil
+		bootNote("boot cache entry unusable, booting instead: %v", err)
+		forget(r)
 	}
 	u, err := newUniverseEcho(s, r.Path[0], nil, sup)
 	if err != nil {

@@ -81,6 +81,11 @@ func cachedBoot(r *Report, suppress map[int]bool) *bootEntry {
 	bootCache.Lock()
 	e := bootCache.m[k]
 	bootCache.Unlock()
+	if e == nil {
+		if e = fromDisk(r, k); e != nil {
+			remember(k, e)
+		}
+	}
 	if e == nil || e.snap.T != r.Path[1].At || !bootUnsuppressed(suppress, e.snap.next) {
 		return nil
 	}
@@ -113,13 +118,21 @@ func keepBoot(r *Report, u *Universe) {
 		return
 	}
 	e := &bootEntry{snap: u.Snapshot("setup point (cached boot)"), cov: cloneCoverage(u.cov)}
+	if remember(k, e) {
+		saveBootDisk(r, k, e)
+	}
+}
+
+// remember puts e in the process's cache under k unless an entry is there;
+// it reports whether it did.
+func remember(k bootKey, e *bootEntry) bool {
 	bootCache.Lock()
 	defer bootCache.Unlock()
 	if bootCache.m == nil {
 		bootCache.m = map[bootKey]*bootEntry{}
 	}
 	if _, have := bootCache.m[k]; have {
-		return
+		return false
 	}
 	if len(bootCache.keys) >= bootCacheEntries {
 		delete(bootCache.m, bootCache.keys[0])
@@ -127,6 +140,25 @@ func keepBoot(r *Report, u *Universe) {
 	}
 	bootCache.keys = append(bootCache.keys, k)
 	bootCache.m[k] = e
+	return true
+}
+
+// forget drops the process's entry of the report's boot (one that could
+// not be restored).
+func forget(r *Report) {
+	k, ok := bootKeyOf(r)
+	if !ok {
+		return
+	}
+	bootCache.Lock()
+	defer bootCache.Unlock()
+	delete(bootCache.m, k)
+	for i, q := range bootCache.keys {
+		if q == k {
+			bootCache.keys = append(bootCache.keys[:i], bootCache.keys[i+1:]...)
+			break
+		}
+	}
 }
 
 // fromBoot rebuilds the universe of a cached boot at its setup point, not

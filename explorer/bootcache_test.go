@@ -1,7 +1,10 @@
 package explorer
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -126,5 +129,80 @@ func TestAReplaySuppressingADecisionOfTheBootBoots(t *testing.T) {
 	}
 	if n := replayBoots.Load() - before; n != 1 {
 		t.Fatalf("a replay that suppresses only a later decision booted (%d boots in all), want from the cache", n)
+	}
+}
+
+func TestAReplayInAFreshProcessRestoresTheBootKeptOnDiskAndABadEntryFallsBackToBootingWithANote(t *testing.T) {
+	_, r := exit3Report(t)
+	dir := t.TempDir()
+	var notes strings.Builder
+	SetBootCacheDir(dir, &notes)
+	defer SetBootCacheDir("", nil)
+	fresh := func() { forgetBoots(); bootDiskNoted.Clear() } // a new process
+	fresh()
+	replay := func(wantBoots int64) *ReplayResult {
+		t.Helper()
+		before := replayBoots.Load()
+		rr, err := Replay(r, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rr.Reproduced {
+			t.Fatalf("replay %v at %d (%s); report %s at %d (%s)", rr.Failure, rr.ICount, rr.StateHash, r.Signature, r.ICount, r.StateHash)
+		}
+		if n := replayBoots.Load() - before; n != wantBoots {
+			t.Fatalf("the replay booted %d times, want %d (notes: %q)", n, wantBoots, notes.String())
+		}
+		return rr
+	}
+	replay(1) // boots, keeps the boot on disk
+	entries, _ := filepath.Glob(filepath.Join(dir, "*", "boot.json"))
+	if len(entries) != 1 {
+		t.Fatalf("%d entries on disk, want 1", len(entries))
+	}
+	fresh()
+	replay(0)
+	if notes.Len() != 0 {
+		t.Fatalf("notes on a good entry: %q", notes.String())
+	}
+	entry := filepath.Dir(entries[0])
+	for _, damage := range []struct {
+		name string
+		do   func() error
+	}{
+		{"a truncated machine snapshot", func() error {
+			p := filepath.Join(entry, "node0.snap")
+			st, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, st.Size()/2)
+		}},
+		{"a flipped byte in boot.json", func() error {
+			p := filepath.Join(entry, "boot.json")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b[len(b)/2] ^= 1
+			return os.WriteFile(p, b, 0o644)
+		}},
+		{"an empty boot.json", func() error { return os.WriteFile(filepath.Join(entry, "boot.json"), nil, 0o644) }},
+	} {
+		if err := damage.do(); err != nil {
+			t.Fatal(err)
+		}
+		fresh()
+		notes.Reset()
+		replay(1)
+		if n := strings.Count(notes.String(), "\n"); n != 1 || !strings.Contains(notes.String(), "booting instead") {
+			t.Fatalf("%s: notes %q, want one line saying the replay boots", damage.name, notes.String())
+		}
+		fresh()
+		notes.Reset()
+		replay(0) // the bad entry was replaced by a good one
+		if notes.Len() != 0 {
+			t.Fatalf("%s: notes after the entry was rewritten: %q", damage.name, notes.String())
+		}
 	}
 }

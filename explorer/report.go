@@ -297,8 +297,12 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	// echoed (the user sees the boot) or the replay stops before its end.
 	e := cachedBoot(r, suppressSet(sup))
 	if e != nil && o.Echo == nil && (o.Until == 0 || e.snap.ICount < o.Until) {
-		u, err = fromBoot(s, e, suppressSet(sup))
-	} else {
+		if u, err = fromBoot(s, e, suppressSet(sup)); err != nil {
+			bootNote("boot cache entry unusable, booting instead: %v", err)
+			forget(r)
+		}
+	}
+	if u == nil {
 		u, err = newUniverseEcho(s, r.Path[0], o.Echo, sup)
 		if err == nil && r.Path[0].Plan == PlanBoot {
 			replayBoots.Add(1)
