@@ -20,8 +20,11 @@ import (
 // search, a trace window) restores it and forks there, as the explorer's
 // root universes do from the boot snapshot. Restoring a snapshot and
 // running on is exact (the explorer relies on it for every root), so a
-// replay from the cache ends in the state hash, failure and edges of one
-// that boots.
+// replay from the cache ends in the state hash and failure of one that
+// boots. Its edges are the boot's and those of the search's own root
+// universe: a replay that boots has one more or fewer per hart, the edge
+// into the first block after the setup point (emu's covPrev is host-side
+// and not in snapshots).
 //
 // The cache is skipped where the boot itself must be seen: a replay that
 // echoes consoles, one that stops before the setup point, a bisection of a
