@@ -22,7 +22,7 @@ import (
 // running on is exact (the explorer relies on it for every root), so a
 // replay from the cache ends in the state hash and failure of one that
 // boots. Its edges are the boot's and those of the search's own root
-// universe: a replay that boots has one more or fewer per hart, the edge
+// universe: a replay that boots can differ, per hart, in the edge
 // into the first block after the setup point (emu's covPrev is host-side
 // and not in snapshots).
 //
