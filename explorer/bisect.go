@@ -217,14 +217,43 @@ type replayer struct {
 	next int // index of the next fork in r.Path
 }
 
+// newReplayer replays the report's universe from its start (instruction
+// 0), booting.
 func newReplayer(r *Report, suppress []int) (*replayer, error) {
+	return newReplayerSkip(r, suppress, 0, true)
+}
+
+// newReplayerSkip is newReplayer for a caller that need not see the
+// positions before instruction skip: it starts from the cached boot
+// (bootcache.go) when there is one that ends at or before skip. With fork
+// it stands past the fork at the setup point, as a replay that booted
+// would after advancing there; without, right before it (a replayer that
+// boots stands at instruction 0, before every fork).
+func newReplayerSkip(r *Report, suppress []int, skip uint64, fork bool) (*replayer, error) {
 	if err := r.checkMachine(); err != nil {
 		return nil, err
 	}
 	s := r.spec()
-	u, err := newUniverseEcho(s, r.Path[0], nil, append(suppress, r.Suppressed...))
+	sup := append(append([]int(nil), suppress...), r.Suppressed...)
+	if e := cachedBoot(r, suppressSet(sup)); e != nil && e.snap.ICount <= skip {
+		u, err := fromBoot(s, e, suppressSet(sup))
+		if err == nil {
+			rp := &replayer{r: r, spec: s, u: u, next: 1}
+			if fork {
+				u.forkAt(r.Path[1])
+				rp.next = 2
+			}
+			return rp, nil
+		}
+		bootNote("boot cache entry unusable, booting instead: %v", err)
+		forget(r)
+	}
+	u, err := newUniverseEcho(s, r.Path[0], nil, sup)
 	if err != nil {
 		return nil, err
+	}
+	if r.Path[0].Plan == PlanBoot {
+		replayBoots.Add(1)
 	}
 	return &replayer{r: r, spec: s, u: u, next: 1}, nil
 }
@@ -246,6 +275,9 @@ func (rp *replayer) advance(n uint64) {
 			return
 		}
 		if rp.next < len(rp.r.Path) && u.t >= rp.r.Path[rp.next].At {
+			if rp.next == 1 {
+				keepBoot(rp.r, u)
+			}
 			u.forkAt(rp.r.Path[rp.next])
 			rp.next++
 			continue
@@ -377,7 +409,14 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 	if o.Window <= 0 {
 		o.Window = 20
 	}
-	rp, err := newReplayer(r, nil)
+	// The report's failure cannot happen during the boot (a boot that
+	// fails leaves no snapshot), so its search may skip it; any other
+	// predicate may hold there, and the forward pass boots.
+	skip := uint64(0)
+	if p.kind == "failure" {
+		skip = until
+	}
+	rp, err := newReplayerSkip(r, nil, skip, true)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +443,7 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 		return nil, fmt.Errorf("predicate %q already holds at instruction 0", p.Text)
 	}
 	var hi uint64
-	for n := step; ; n += step {
+	for n := (rp.u.ICount()/step + 1) * step; ; n += step {
 		if n > until {
 			n = until
 		}
@@ -469,7 +508,7 @@ func finishBisect(r *Report, rp *replayer, res *BisectResult, prev *checkpoint, 
 	}
 	var err error
 	if prev == nil || from < prev.icount {
-		if rp, err = newReplayer(r, nil); err != nil {
+		if rp, err = newReplayerSkip(r, nil, from, true); err != nil {
 			return nil, err
 		}
 	} else if err := rp.restore(prev); err != nil {
@@ -559,7 +598,11 @@ func TraceWindow(r *Report, end uint64, k int) ([]Step, error) {
 	if end == 0 {
 		end = r.ICount
 	}
-	rp, err := newReplayer(r, nil)
+	skip := uint64(0)
+	if uint64(k) < end {
+		skip = end - uint64(k)
+	}
+	rp, err := newReplayerSkip(r, nil, skip, true)
 	if err != nil {
 		return nil, err
 	}

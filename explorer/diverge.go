@@ -33,22 +33,38 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 	if until == 0 {
 		until = r.ICount
 	}
-	base, err := newReplayer(r, nil)
+	// The common past starts at the cached boot when there is one: it
+	// stands before the fork at the setup point, as a booting replay does.
+	base, err := newReplayerSkip(r, nil, ^uint64(0), false)
 	if err != nil {
 		return nil, err
 	}
 	last := r.Path[len(r.Path)-1]
-	// Run the common past up to the last fork.
+	// Run the common past up to the last fork, taking the forks before it
+	// at their times.
 	if len(r.Path) > 1 {
-		for base.u.t < last.At && !base.ended() {
-			base.u.runTo(last.At)
-			for base.next < len(r.Path)-1 && base.u.t >= r.Path[base.next].At {
-				base.u.forkAt(r.Path[base.next])
-				base.next++
+		for base.next < len(r.Path)-1 && !base.ended() {
+			f := r.Path[base.next]
+			if base.u.t < f.At {
+				base.u.runTo(f.At)
 			}
+			if base.ended() || base.u.t != f.At {
+				break
+			}
+			if base.next == 1 {
+				keepBoot(r, base.u)
+			}
+			base.u.forkAt(f)
+			base.next++
 		}
-		if base.u.t != last.At {
+		if base.next == len(r.Path)-1 && base.u.t < last.At && !base.ended() {
+			base.u.runTo(last.At)
+		}
+		if base.next != len(r.Path)-1 || base.u.t != last.At {
 			return nil, fmt.Errorf("%w: the universe ended before its last fork", ErrReport)
+		}
+		if base.next == 1 {
+			keepBoot(r, base.u)
 		}
 	}
 	common := base.checkpoint()

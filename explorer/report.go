@@ -324,17 +324,39 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 		}
 		return nil, fmt.Errorf("%w: its plan is not the one this everett (%s) draws from its seeds: it was written by everett %s, which can replay it", ErrReportVersion, Version(), by)
 	}
-	u, err := newUniverseEcho(s, r.Path[0], o.Echo, append(o.Suppress, r.Suppressed...))
+	sup := append(append([]int(nil), o.Suppress...), r.Suppressed...)
+	var u *Universe
+	var err error
+	// Start from the cached boot (bootcache.go) unless the consoles are
+	// echoed (the user sees the boot) or the replay stops before its end.
+	e := cachedBoot(r, suppressSet(sup))
+	if e != nil && o.Echo == nil && (o.Until == 0 || e.snap.ICount < o.Until) {
+		if u, err = fromBoot(s, e, suppressSet(sup)); err != nil {
+			bootNote("boot cache entry unusable, booting instead: %v", err)
+			forget(r)
+		}
+	}
+	if u == nil {
+		u, err = newUniverseEcho(s, r.Path[0], o.Echo, sup)
+		if err == nil && r.Path[0].Plan == PlanBoot {
+			replayBoots.Add(1)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	for k := 1; k < len(r.Path); k++ {
-		u.runUntilCount(r.Path[k].At, o.Until)
+		if u.t < r.Path[k].At {
+			u.runUntilCount(r.Path[k].At, o.Until)
+		}
 		if u.failure != nil || u.finished || (o.Until != 0 && u.ICount() >= o.Until) {
 			break
 		}
 		if u.t != r.Path[k].At {
 			return nil, fmt.Errorf("%w: the universe ended at %d ns, before its fork at %d ns", ErrReport, u.t, r.Path[k].At)
+		}
+		if k == 1 {
+			keepBoot(r, u)
 		}
 		u.forkAt(r.Path[k])
 	}

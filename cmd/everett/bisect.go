@@ -19,6 +19,7 @@ func newBisectCmd() *cobra.Command {
 	var diverge uint64
 	var divergeSet bool
 	var engine engineValue
+	var bootCache string
 	cmd := &cobra.Command{
 		Use:   "bisect REPORT.json [--predicate P]",
 		Short: "Find the first instruction count at which a predicate holds",
@@ -51,6 +52,7 @@ and finds the first instruction count at which their states differ.`,
 				return usageErr("%v", err)
 			}
 			r.Spec.SetEngine(engine.e)
+			useBootCache(bootCache, cmd.ErrOrStderr())
 			out := cmd.OutOrStdout()
 			if divergeSet {
 				d, err := explorer.Diverge(r, diverge, until)
@@ -113,6 +115,7 @@ and finds the first instruction count at which their states differ.`,
 	cmd.Flags().IntVar(&window, "window", 20, "instructions of history to print before the first one")
 	cmd.Flags().Uint64Var(&diverge, "diverge", 0, "compare with the run forked with this seed instead")
 	addEngineFlag(cmd.Flags(), &engine)
+	addBootCacheFlag(cmd.Flags(), &bootCache)
 	cmd.PreRun = func(cmd *cobra.Command, args []string) { divergeSet = cmd.Flags().Changed("diverge") }
 	return cmd
 }
@@ -134,6 +137,7 @@ func newShrinkCmd() *cobra.Command {
 	var out string
 	var maxReplays int
 	var engine engineValue
+	var bootCache string
 	cmd := &cobra.Command{
 		Use:   "shrink REPORT.json [--out FILE]",
 		Short: "Remove decisions from a report while its failure still reproduces",
@@ -144,6 +148,7 @@ func newShrinkCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			r.Spec.SetEngine(engine.e)
+			useBootCache(bootCache, cmd.ErrOrStderr())
 			res, err := explorer.Shrink(r, maxReplays)
 			if err != nil {
 				return usageErr("%v", err)
@@ -167,5 +172,6 @@ func newShrinkCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "where to write the shrunk report (default: REPORT.shrunk.json)")
 	cmd.Flags().IntVar(&maxReplays, "max-replays", 200, "bound on the replays shrinking may use")
 	addEngineFlag(cmd.Flags(), &engine)
+	addBootCacheFlag(cmd.Flags(), &bootCache)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"everett/emu"
+	"everett/explorer"
 )
 
 // engineValue is the --engine flag of every command that runs machines:
@@ -83,4 +84,19 @@ func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.
 		return 0, &exitError{code: exitInternal, msg: "engine check failed: the jit diverges from the interpreter: " + div.Error()}
 	}
 	return reason, nil
+}
+
+// addBootCacheFlag adds --boot-cache to a command that replays reports.
+func addBootCacheFlag(fl *pflag.FlagSet, dir *string) {
+	fl.StringVar(dir, "boot-cache", "",
+		"keep boots on disk in this directory (e.g. "+explorer.DefaultBootCacheDir()+"): a replay of a report whose boot is there restores it instead of booting; experimental: with the JIT a replay from disk can end elsewhere (see RATIONALE.md)")
+}
+
+// useBootCache turns the disk boot cache on at dir ("" or "off": off),
+// with its notes to stderr.
+func useBootCache(dir string, stderr io.Writer) {
+	if dir == "off" {
+		dir = ""
+	}
+	explorer.SetBootCacheDir(dir, stderr)
 }

@@ -329,6 +329,7 @@ func newReplayCmd() *cobra.Command {
 	var traceWindow int
 	var snapOut string
 	var engine engineValue
+	var bootCache string
 	cmd := &cobra.Command{
 		Use:   "replay REPORT.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
@@ -339,6 +340,7 @@ func newReplayCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			r.Spec.SetEngine(engine.e)
+			useBootCache(bootCache, cmd.ErrOrStderr())
 			o := explorer.ReplayOptions{Until: until}
 			if console {
 				o.Echo = func(node int) interface{ Write([]byte) (int, error) } { return cmd.OutOrStdout() }
@@ -400,6 +402,7 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
 	cmd.Flags().StringVar(&snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
 	addEngineFlag(cmd.Flags(), &engine)
+	addBootCacheFlag(cmd.Flags(), &bootCache)
 	return cmd
 }
 
