@@ -19,6 +19,8 @@ want qemu-system-riscv64 qemu-system-misc
 want qemu-riscv64-static qemu-user-static
 want riscv64-linux-gnu-gcc gcc-riscv64-linux-gnu
 want gdb-multiarch gdb-multiarch
+want dtc device-tree-compiler # devices/fdt checks its trees with dtc
+want cpio cpio                 # the initramfs writer is checked against cpio
 want chromium chromium
 want_file /usr/lib/python3/dist-packages/junitparser python3-junitparser
 want_file /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin opensbi
