@@ -170,7 +170,7 @@ func Compile(s Spec) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "guestbuild v1\n%s\n%q\n%q\n", id, flags, s.Libs)
+	fmt.Fprintf(h, "guestbuild v2\n%s\n%q\n%q\n", id, flags, s.Libs)
 	var sources []string
 	for _, dir := range s.Dirs {
 		entries, err := os.ReadDir(dir)
@@ -229,7 +229,10 @@ func Compile(s Spec) (string, error) {
 	defer os.Remove(tmp.Name())
 	args := append([]string{}, flags...)
 	for _, dir := range s.Dirs {
-		args = append(args, "-I", dir)
+		// The program must not depend on where the clone is: its
+		// folders' paths reach __FILE__ (assert's messages) and the
+		// debug information, and so the initramfs and every universe.
+		args = append(args, "-I", dir, "-ffile-prefix-map="+dir+"="+filepath.Base(dir))
 	}
 	if s.LinkerScript != "" {
 		args = append(args, "-T", s.LinkerScript)
