@@ -1389,11 +1389,16 @@ func (l *lowering) amo(o *op, k int) {
 	l.tlbProbe(tlb, size, k)
 	at0 := at(rax, 0)
 	if lr || sc {
-		// The physical address, as the reservation holds it.
-		a.load64(rdx, atIdx(tlb, rcx, 1, offTLBPPN))
-		a.shiftRI(shiftShl, rdx, pageShift)
-		a.movRR(rcx, rax)
-		a.aluRI32(aluAnd, rcx, pageMask)
+		// The physical address, as the reservation holds it: the page
+		// from the entry, the offset from the guest address (rax minus
+		// the entry's addend). Not from the host address: a page's
+		// host copy need not be page-aligned (the shared zero page is
+		// not), and then an SC would fail where exec's succeeds.
+		a.movRR(rdx, rax)
+		a.aluRM(aluSub, rdx, atIdx(tlb, rcx, 1, offTLBAdd))
+		a.aluRI32(aluAnd, rdx, pageMask)
+		a.load64(rcx, atIdx(tlb, rcx, 1, offTLBPPN))
+		a.shiftRI(shiftShl, rcx, pageShift)
 		a.aluRR(aluOr, rdx, rcx)
 	}
 	switch {

@@ -89,7 +89,7 @@ func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.
 // addBootCacheFlag adds --boot-cache to a command that replays reports.
 func addBootCacheFlag(fl *pflag.FlagSet, dir *string) {
 	fl.StringVar(dir, "boot-cache", "",
-		"keep boots on disk in this directory (e.g. "+explorer.DefaultBootCacheDir()+"): a replay of a report whose boot is there restores it instead of booting; experimental: with the JIT a replay from disk can end elsewhere (see RATIONALE.md)")
+		"keep boots on disk in this directory (e.g. "+explorer.DefaultBootCacheDir()+"): a replay of a report whose boot is there restores it instead of booting")
 }
 
 // useBootCache turns the disk boot cache on at dir ("" or "off": off),
