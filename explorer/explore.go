@@ -37,6 +37,11 @@ type Options struct {
 	// therefore the same whatever Workers is (a wall-time budget spent
 	// first aside).
 	StopOnFailure bool
+	// Share, when set, makes the search one of many processes' (share.go):
+	// the universes to run are claimed from it, not counted from 0, and
+	// what they find is published to it. Universes then bounds the whole
+	// shared search, not this process's part.
+	Share Share
 }
 
 // Result is what a search found.
@@ -74,6 +79,11 @@ type Result struct {
 	// Boot is the boot universe the root universes started from (see
 	// BootOnce); its Snap is nil when every universe booted.
 	Boot *Boot
+	// Shared searches only: Pulled counts the corpus entries of other
+	// workers rebuilt into this one's corpus, Rejected those that did not
+	// rebuild exactly, Lost the universes of claims another worker
+	// finished first (run, but not counted).
+	Pulled, Rejected, Lost int
 }
 
 // FirstFailure says when a search found its first failure.
@@ -136,11 +146,9 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		workers = runtime.NumCPU()
 	}
 	ctl := emu.NewPRNG(derive(o.Seed, 99))
-	global := newSeen(spec)
-	var corpus []*UniverseSnapshot
-	var cat assertions
 	res := &Result{Engine: spec.engine}
-	seen := map[string]bool{}
+	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
+	global := st.global
 
 	// The wall-time budget: when it is spent, a timer sets wallFlag (the
 	// boot, which runs on this goroutine, checks it) and closes wallDone
@@ -196,7 +204,14 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
 	wallSpent := boot.cancelled
-	for base := 0; n == 0 || base < n; base += batchSize {
+	if o.Share != nil {
+		spent, err := st.shared(boot, workers, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
+		if err != nil {
+			return nil, err
+		}
+		wallSpent = spent
+	}
+	for base := 0; o.Share == nil && (n == 0 || base < n); base += batchSize {
 		if wallSpent || wallFlag.Load() {
 			wallSpent = true
 			break
@@ -208,7 +223,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		if n > 0 {
 			end = min(end, n)
 		}
-		batch := planBatch(spec, o.Seed, base, end, ctl, corpus, boot.Snap)
+		batch := planBatch(spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
 		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
@@ -220,56 +235,9 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 				res.Cancelled++
 				continue
 			}
-			u := r.u
-			res.Universes++
-			res.ICount += u.ICount()
-			addJIT(&res.JIT, u.JITStats())
-			global.merge(u.cov)
-			cat.merge(u.asserts.list())
-			for _, s := range u.snaps {
-				corpus = append(corpus, s)
-				if len(corpus) > spec.Search.Corpus {
-					corpus = corpus[1:]
-				}
-			}
-			if o.Metrics != nil {
-				o.Metrics.universe(u, r.elapsed)
-			}
-			if u.failure != nil {
-				sig := u.failure.Signature()
-				if !seen[sig] {
-					seen[sig] = true
-					rep := newReport(spec, o.Seed, r.job.index, u)
-					res.Failures = append(res.Failures, rep)
-					if res.FirstFailure == nil {
-						res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
-							Seconds: r.ended.Sub(start).Seconds(), Instructions: rep.ICount, VirtualTimeNs: rep.Time}
-					}
-					if o.Metrics != nil {
-						o.Metrics.failure()
-					}
-					if o.OnFailure != nil {
-						o.OnFailure(rep)
-					}
-				}
-			}
+			st.take(r)
 		}
-		res.Coverage = global.EdgesCovered()
-		res.CoverageFill = global.Fill()
-		res.Pairs = global.PairsCovered()
-		res.Corpus = len(corpus)
-		if o.Metrics != nil {
-			o.Metrics.coverage(res.Coverage, res.CoverageFill, res.Pairs, len(corpus))
-		}
-		if o.Progress != nil {
-			el := time.Since(start).Seconds()
-			of := fmt.Sprintf("/%d", n)
-			if n == 0 {
-				of = " (of " + wall.String() + ")"
-			}
-			fmt.Fprintf(o.Progress, "\reverett explore: %d%s universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
-				res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
-		}
+		st.progress(n, wall)
 	}
 	switch {
 	case o.StopOnFailure && len(res.Failures) > 0:
@@ -280,9 +248,91 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	if o.Progress != nil {
 		fmt.Fprintln(o.Progress)
 	}
-	res.Assertions = cat.list()
+	res.Assertions = st.cat.list()
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// search is the state of a search that its driver keeps between batches.
+type search struct {
+	spec   *Spec
+	o      Options
+	res    *Result
+	global *Seen
+	corpus []*UniverseSnapshot
+	cat    assertions
+	seen   map[string]bool // failure signatures found
+	start  time.Time
+}
+
+// take counts a universe that ran to its end: its instructions, coverage,
+// assertions and snapshots, and its failure when the signature is new, in
+// which case it returns the failure's report.
+func (st *search) take(r outcome) *Report {
+	u, res, o := r.u, st.res, st.o
+	res.Universes++
+	res.ICount += u.ICount()
+	addJIT(&res.JIT, u.JITStats())
+	st.global.merge(u.cov)
+	st.cat.merge(u.asserts.list())
+	for _, s := range u.snaps {
+		st.addCorpus(s)
+	}
+	if o.Metrics != nil {
+		o.Metrics.universe(u, r.elapsed)
+	}
+	if u.failure == nil {
+		return nil
+	}
+	sig := u.failure.Signature()
+	if st.seen[sig] {
+		return nil
+	}
+	st.seen[sig] = true
+	rep := newReport(st.spec, o.Seed, r.job.index, u)
+	res.Failures = append(res.Failures, rep)
+	if res.FirstFailure == nil {
+		res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
+			Seconds: r.ended.Sub(st.start).Seconds(), Instructions: rep.ICount, VirtualTimeNs: rep.Time}
+	}
+	if o.Metrics != nil {
+		o.Metrics.failure()
+	}
+	if o.OnFailure != nil {
+		o.OnFailure(rep)
+	}
+	return rep
+}
+
+// addCorpus adds a snapshot to the corpus, dropping the oldest beyond the
+// spec's bound.
+func (st *search) addCorpus(s *UniverseSnapshot) {
+	st.corpus = append(st.corpus, s)
+	if len(st.corpus) > st.spec.Search.Corpus {
+		st.corpus = st.corpus[1:]
+	}
+}
+
+// progress updates the result's coverage figures after a batch, the
+// metrics and the progress line (n universes, or a wall-time budget).
+func (st *search) progress(n int, wall time.Duration) {
+	res, o, global := st.res, st.o, st.global
+	res.Coverage = global.EdgesCovered()
+	res.CoverageFill = global.Fill()
+	res.Pairs = global.PairsCovered()
+	res.Corpus = len(st.corpus)
+	if o.Metrics != nil {
+		o.Metrics.coverage(res.Coverage, res.CoverageFill, res.Pairs, len(st.corpus))
+	}
+	if o.Progress != nil {
+		el := time.Since(st.start).Seconds()
+		of := fmt.Sprintf("/%d", n)
+		if n == 0 {
+			of = " (of " + wall.String() + ")"
+		}
+		fmt.Fprintf(o.Progress, "\reverett explore: %d%s universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
+			res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(st.corpus), len(res.Failures))
+	}
 }
 
 // planBatch plans universes base..end-1 from the corpus as it is now: each
