@@ -1,0 +1,135 @@
+package explorer
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// memShare is a shared search held in memory: ranges of size claim handed
+// out in order, records kept.
+type memShare struct {
+	n, claim, next int
+	recs           []*BatchRecord
+	pull           []*BatchRecord
+}
+
+func (m *memShare) Claim(stop <-chan struct{}) (int, int, bool, error) {
+	if m.next >= m.n {
+		return 0, 0, false, nil
+	}
+	base := m.next
+	m.next = min(m.n, base+m.claim)
+	return base, m.next, true, nil
+}
+
+func (m *memShare) Finish(r *BatchRecord) (bool, error) {
+	m.recs = append(m.recs, r)
+	return true, nil
+}
+
+func (m *memShare) Pull() ([]*BatchRecord, error) {
+	p := m.pull
+	m.pull = nil
+	return p, nil
+}
+
+func raceSpec(t *testing.T) *Spec {
+	t.Helper()
+	root := repoRoot(t)
+	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/race")).CombinedOutput(); err != nil {
+		t.Fatalf("building the race example: %v\n%s", err, out)
+	}
+	s, err := ELFSpec(filepath.Join(root, "build/examples/race.elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestASharedSearchRecordsEveryUniverseOfItsClaimsAndMergesToItsCounts(t *testing.T) {
+	s := raceSpec(t)
+	sh := &memShare{n: 40, claim: 16}
+	res, err := Explore(s, Options{Seed: 1, Universes: 40, Workers: 2, Share: sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Universes != 40 || len(sh.recs) != 3 {
+		t.Fatalf("%d universes in %d records, want 40 in 3", res.Universes, len(sh.recs))
+	}
+	m, err := MergeShared(sh.recs, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Complete || len(m.Twice) > 0 || m.Result.Universes != 40 || m.Result.ICount != res.ICount {
+		t.Fatalf("merged: complete %v, twice %v, %d universes, %d instructions; the search ran %d instructions",
+			m.Complete, m.Twice, m.Result.Universes, m.Result.ICount, res.ICount)
+	}
+	if m.Result.Coverage != res.Coverage || m.Result.Pairs != res.Pairs {
+		t.Fatalf("merged coverage %d edges %d pairs, the search's %d and %d", m.Result.Coverage, m.Result.Pairs, res.Coverage, res.Pairs)
+	}
+	if len(m.Result.Failures) != len(res.Failures) || len(res.Failures) == 0 {
+		t.Fatalf("merged %d failures, the search %d (want the race)", len(m.Result.Failures), len(res.Failures))
+	}
+	missing, err := MergeShared(sh.recs[1:], 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing.Complete || len(missing.Missing) != 16 || missing.Missing[0] != 0 {
+		t.Fatalf("without the first record: complete %v, missing %v", missing.Complete, missing.Missing)
+	}
+}
+
+func TestCorpusEntriesFromAnotherWorkerRebuildAndADamagedOneIsRejected(t *testing.T) {
+	s := raceSpec(t)
+	first := &memShare{n: 24, claim: 8}
+	if _, err := Explore(s, Options{Seed: 1, Universes: 24, Workers: 2, Share: first}); err != nil {
+		t.Fatal(err)
+	}
+	var entries []Entry
+	for _, r := range first.recs {
+		entries = append(entries, r.Entries...)
+	}
+	if len(entries) < 2 {
+		t.Fatalf("%d corpus entries in 24 universes, want some", len(entries))
+	}
+	for _, e := range entries {
+		if _, err := rebuildEntry(s, nil, e); err != nil {
+			t.Fatalf("entry of universe %d at %d ns: %v", e.Universe, e.T, err)
+		}
+	}
+	bad := entries[0]
+	bad.ICount++
+	if _, err := rebuildEntry(s, nil, bad); err == nil {
+		t.Fatal("an entry with the wrong instruction count rebuilt")
+	}
+	// A second worker pulls them: they join its corpus (the damaged one
+	// does not).
+	rec := &BatchRecord{Base: 1000, End: 1008, Worker: "other", Entries: []Entry{bad, entries[1]}}
+	second := &memShare{n: 8, claim: 8, pull: []*BatchRecord{rec}}
+	res, err := Explore(s, Options{Seed: 1, Universes: 8, Workers: 2, Share: second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rejected != 1 || res.Pulled != 1 {
+		t.Fatalf("pulled %d, rejected %d; want 1 and 1", res.Pulled, res.Rejected)
+	}
+}
+
+func TestCoverageRecordsRoundTrip(t *testing.T) {
+	edges := make([]uint8, 1000)
+	pairs := make([]uint8, 300)
+	edges[0], edges[7], edges[999] = 1, 4, 128
+	pairs[299] = 2
+	k := &Seen{Edges: make([]uint8, 1000), Pairs: make([]uint8, 300)}
+	k.Edges[7] = 8
+	if err := k.mergeEncoded(encodeCoverage(edges, pairs)); err != nil {
+		t.Fatal(err)
+	}
+	if k.Edges[0] != 1 || k.Edges[7] != 8 || k.Edges[999] != 128 || k.Pairs[299] != 2 || k.edgesUsed != 2 || k.pairsUsed != 1 {
+		t.Fatalf("merged %v %v %v %v, used %d %d", k.Edges[0], k.Edges[7], k.Edges[999], k.Pairs[299], k.edgesUsed, k.pairsUsed)
+	}
+	if err := k.mergeEncoded([]byte("not zlib")); err == nil {
+		t.Fatal("a damaged record merged")
+	}
+}
