@@ -122,19 +122,34 @@ func writeSharedSummary(s *bucket.Search, dir string, w io.Writer) (Summary, err
 	return sum, nil
 }
 
-// runSharedReport is `everett report --shared URL --out DIR`.
-func runSharedReport(url, dir string, w io.Writer) error {
+// runSharedReport is `everett report --shared URL --out DIR`: with wait,
+// it first waits up to that long for every universe of the search to be
+// in a record (the search must have a universe bound).
+func runSharedReport(url, dir string, wait time.Duration, w io.Writer) error {
 	if dir == "" {
 		return usageErr("--shared needs --out DIR")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("--out: %v", err)
 	}
-	s, err := bucket.OpenSearch(url)
+	var s *bucket.Search
+	var err error
+	for deadline := time.Now().Add(wait); ; {
+		// The search may not exist yet when a report Job starts first.
+		if s, err = bucket.OpenSearch(url); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(min(30*time.Second, wait/10))
+	}
 	if err != nil {
 		return usageErr("--shared: %v", err)
 	}
 	defer s.Close()
+	if wait > 0 {
+		if err := waitComplete(s, wait, w); err != nil {
+			return err
+		}
+	}
 	sum, err := writeSharedSummary(s, dir, w)
 	if err != nil {
 		return err
@@ -146,6 +161,9 @@ func runSharedReport(url, dir string, w io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), page, 0o644); err != nil {
 		return fmt.Errorf("HTML report: %w", err)
 	}
+	if err := s.Put("report/index.html", page); err != nil {
+		return fmt.Errorf("HTML report in the bucket: %w", err)
+	}
 	for _, f := range sum.Failures {
 		fmt.Fprintf(w, "  %s (universe %d): %s\n", f.Signature, f.Universe, f.Replay)
 	}
@@ -154,6 +172,34 @@ func runSharedReport(url, dir string, w io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// waitComplete waits up to limit for every universe of the search to be
+// in a record.
+func waitComplete(s *bucket.Search, limit time.Duration, w io.Writer) error {
+	n := s.Identity().Universes
+	if n == 0 {
+		return usageErr("--wait: the search has no universe bound (its workers end by their wall-time budgets)")
+	}
+	poll := min(30*time.Second, max(limit/20, 100*time.Millisecond))
+	for deadline := time.Now().Add(limit); ; {
+		recs, err := s.Records()
+		if err != nil {
+			return fmt.Errorf("reading the search: %w", err)
+		}
+		m, err := explorer.MergeShared(recs, n)
+		if err != nil {
+			return fmt.Errorf("merging the search: %w", err)
+		}
+		if m.Complete {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(w, "everett: waited %v: %d of %d universes done; reporting what there is\n", limit, m.Result.Universes, n)
+			return nil
+		}
+		time.Sleep(poll)
+	}
 }
 
 // sharedPage is the HTML page of a shared search.
@@ -190,6 +236,8 @@ func sharedHTML(id bucket.Identity, sum Summary) ([]byte, error) {
 // report command itself.
 func addSharedReport(cmd *cobra.Command) {
 	var url, out string
+	var wait time.Duration
+	cmd.Flags().DurationVar(&wait, "wait", 0, "with --shared: first wait up to this long for every universe of the search to be done")
 	cmd.Flags().StringVar(&url, "shared", "", "the bucket of a shared search (everett explore --shared): write its merged summary.json, failure reports and index.html to --out")
 	cmd.Flags().StringVar(&out, "out", "", "with --shared: the directory to write to")
 	cmd.Args = cobra.NoArgs
@@ -197,6 +245,6 @@ func addSharedReport(cmd *cobra.Command) {
 		if url == "" {
 			return cmd.Help()
 		}
-		return runSharedReport(url, out, cmd.OutOrStdout())
+		return runSharedReport(url, out, wait, cmd.OutOrStdout())
 	}
 }
