@@ -35,7 +35,8 @@ type Options struct {
 	// index: every universe before it runs to its end, every one after it
 	// is cancelled or, if it had already ended, not counted. The result is
 	// therefore the same whatever Workers is (a wall-time budget spent
-	// first aside).
+	// first aside). In a shared search (Share) it ends the worker at its
+	// next claim once it or another worker has found a failure.
 	StopOnFailure bool
 	// Share, when set, makes the search one of many processes' (share.go):
 	// the universes to run are claimed from it, not counted from 0, and
@@ -263,6 +264,8 @@ type search struct {
 	cat    assertions
 	seen   map[string]bool // failure signatures found
 	start  time.Time
+	// othersFailed: a shared search's other workers have found a failure.
+	othersFailed bool
 }
 
 // take counts a universe that ran to its end: its instructions, coverage,

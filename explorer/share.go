@@ -385,12 +385,13 @@ func (st *search) shared(boot *Boot, workers int, jobs chan<- job, results <-cha
 	var pending []Entry
 	bootCov := true // the first record carries the boot's coverage too
 	for !spent && !wallFlag.Load() {
-		if st.o.StopOnFailure && len(res.Failures) > 0 {
-			break
-		}
 		var err error
 		if pending, err = st.pull(boot, workers, pending); err != nil {
 			return spent, err
+		}
+		// Stop on failure: on this worker's or on another's.
+		if st.o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed) {
+			break
 		}
 		base, end, ok, err := sh.Claim(wallDone)
 		if err != nil {
@@ -405,7 +406,8 @@ func (st *search) shared(boot *Boot, workers int, jobs chan<- job, results <-cha
 		ctl := emu.NewPRNG(derive(derive(st.o.Seed, 99), uint64(base)))
 		batch := planBatch(st.spec, st.o.Seed, base, end, ctl, st.corpus, boot.Snap)
 		// Every universe of a claim runs to its end (stop-on-failure
-		// stops after the claim), so that its record is whole.
+		// stops at the next claim, when this worker or another has
+		// found a failure), so that its record is whole.
 		outs, _, wspent := collectBatch(batch, jobs, results, wallDone, false)
 		for _, r := range outs {
 			if r.err != nil {
@@ -481,6 +483,9 @@ func (st *search) pull(boot *Boot, workers int, pending []Entry) ([]Entry, error
 		}
 		for _, f := range r.Failures {
 			st.seen[f.Signature] = true
+		}
+		for _, u := range r.Universes {
+			st.othersFailed = st.othersFailed || u.Signature != ""
 		}
 		pending = append(pending, r.Entries...)
 	}
