@@ -125,6 +125,11 @@ func rebuildEntry(spec *Spec, boot *Boot, e Entry) (*UniverseSnapshot, error) {
 	if len(e.Path) == 0 || e.Path[0].At != 0 || len(e.Path) > maxEntryForks {
 		return nil, fmt.Errorf("%w: fork path of %d steps", ErrEntry, len(e.Path))
 	}
+	for k, f := range e.Path {
+		if !(f.Plan == "" || k == 0 && f.Plan == PlanBoot || k > 0 && f.Plan == PlanSeed) {
+			return nil, fmt.Errorf("%w: fork %d's plan %q", ErrEntry, k, f.Plan)
+		}
+	}
 	for k := 1; k < len(e.Path); k++ {
 		if e.Path[k].At < e.Path[k-1].At || e.Path[k].At > e.T {
 			return nil, fmt.Errorf("%w: fork %d at %d ns out of order (entry at %d ns)", ErrEntry, k, e.Path[k].At, e.T)
@@ -499,6 +504,9 @@ func (st *search) pull(boot *Boot, workers int, pending []Entry) ([]Entry, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Another worker's entry is input: whatever it holds, it
+			// is rejected, never a crash of this worker.
+			defer func() { _ = recover() }()
 			s, err := rebuildEntry(st.spec, boot, pending[k])
 			if err == nil {
 				snaps[k] = s

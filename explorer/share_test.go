@@ -133,3 +133,18 @@ func TestCoverageRecordsRoundTrip(t *testing.T) {
 		t.Fatal("a damaged record merged")
 	}
 }
+
+// FuzzMergeEncodedCoverage: another worker's coverage record, whatever its
+// bytes, merges or is an error, never a panic or a write outside the maps.
+func FuzzMergeEncodedCoverage(f *testing.F) {
+	f.Add(encodeCoverage([]uint8{0, 1, 0, 4}, []uint8{2}))
+	f.Add([]byte{})
+	f.Add([]byte("x"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k := &Seen{Edges: make([]uint8, 64), Pairs: make([]uint8, 16)}
+		_ = k.mergeEncoded(b)
+		if k.edgesUsed > len(k.Edges) || k.pairsUsed > len(k.Pairs) {
+			t.Fatalf("%d edges and %d pairs used of %d and %d", k.edgesUsed, k.pairsUsed, len(k.Edges), len(k.Pairs))
+		}
+	})
+}

@@ -178,7 +178,6 @@ type claim struct {
 	Worker    string `json:"worker"`
 	Nonce     string `json:"nonce"`
 	ClaimedMs int64  `json:"claimed_unix_ms"`
-	lost      bool
 }
 
 // Open opens the bucket of URL (a file:// directory is created when
@@ -488,7 +487,7 @@ func nonce() string {
 }
 
 // startHeartbeat renews the claim's lease every third of a lease until
-// stopped, and marks it lost when a newer generation of it appears.
+// stopped or a newer generation of the claim appears.
 func (s *Search) startHeartbeat(c *claim, body []byte) {
 	s.mu.Lock()
 	s.cur = c
@@ -506,11 +505,10 @@ func (s *Search) startHeartbeat(c *claim, body []byte) {
 			case <-t.C:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+			// Taken over (this worker was thought dead): stop renewing;
+			// the first record of the range written stands.
 			newer, err := s.b.Exists(ctx, claimKey(c.Base, c.Gen+1))
 			if err == nil && newer {
-				s.mu.Lock()
-				c.lost = true
-				s.mu.Unlock()
 				cancel()
 				return
 			}
