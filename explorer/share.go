@@ -284,6 +284,17 @@ type MergedSearch struct {
 	// 0: none).
 	FirstFailureUnixMs int64
 	LastUnixMs         int64
+	// Curve is the search's coverage as its records came in, in the
+	// order they were finished: one point per record.
+	Curve []CurvePoint
+}
+
+// CurvePoint is the coverage of a shared search when one more record was
+// finished: the universes and the distinct edges of the records so far.
+type CurvePoint struct {
+	UnixMs    int64 `json:"unix_ms"` // when the record was finished (its worker's clock)
+	Universes int   `json:"universes"`
+	Edges     int   `json:"edges"`
 }
 
 // maxMergedMissing bounds MergedSearch.Missing and Twice.
@@ -376,6 +387,19 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 	}
 	for w := range workers {
 		m.Workers = append(m.Workers, w)
+	}
+	byTime := slices.Clone(recs)
+	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].FinishedUnixMs < byTime[j].FinishedUnixMs })
+	clear(edges)
+	universesSoFar := 0
+	for _, r := range byTime {
+		_ = decodeCoverage(r.Coverage, func(mp int, slot uint64, bucket uint8) {
+			if mp == 0 {
+				edges[slot] = true
+			}
+		})
+		universesSoFar += len(r.Universes)
+		m.Curve = append(m.Curve, CurvePoint{UnixMs: r.FinishedUnixMs, Universes: universesSoFar, Edges: len(edges)})
 	}
 	sort.Strings(m.Workers)
 	return m, nil

@@ -71,6 +71,15 @@ func TestASharedSearchRecordsEveryUniverseOfItsClaimsAndMergesToItsCounts(t *tes
 	if len(m.Result.Failures) != len(res.Failures) || len(res.Failures) == 0 {
 		t.Fatalf("merged %d failures, the search %d (want the race)", len(m.Result.Failures), len(res.Failures))
 	}
+	last := m.Curve[len(m.Curve)-1]
+	if len(m.Curve) != 3 || last.Universes != 40 || last.Edges != m.Result.Coverage {
+		t.Fatalf("curve %+v: want 3 points ending at 40 universes and %d edges", m.Curve, m.Result.Coverage)
+	}
+	for k := 1; k < len(m.Curve); k++ {
+		if m.Curve[k].Edges < m.Curve[k-1].Edges {
+			t.Fatalf("the coverage curve falls: %+v", m.Curve)
+		}
+	}
 	missing, err := MergeShared(sh.recs[1:], 40)
 	if err != nil {
 		t.Fatal(err)

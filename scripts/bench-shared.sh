@@ -10,6 +10,11 @@
 #      merged summary's first_failure.seconds (from the search's creation
 #      to the first failing universe's end), one process against two.
 #      Prints the medians.
+#   3. what sharing brings: the Linux spec's distinct edges against time,
+#      for the two processes of 1. sharing their corpus and coverage, and
+#      for two that share only the claims (--shared-isolated). Prints both
+#      curves (seconds:edges, one point per finished claim) and when each
+#      reached the edges both reached.
 # Each process runs one explorer worker, so two processes use two cores:
 # run it on an otherwise idle machine.
 set -eu
@@ -62,6 +67,7 @@ rate() {
 
 r1=$(rate 1)
 r2=$(rate 2)
+shared linux-isolated 2 "$tmp/linux.yaml" --seed 1 --universes "$UNIVERSES" --shared-isolated
 echo "shared search, one-node Linux, $UNIVERSES universes: 1 process $r1 universes/s, 2 processes $r2 universes/s, ratio $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f", b / a }') (issue 28 asks >= 1.8)"
 
 # first NAME PROCS SPEC-ARGS...: the median over seeds of the seconds to
@@ -87,3 +93,18 @@ for ex in ttas seqlock; do
 	f2=$(first "$ex" 2 $args)
 	echo "shared search, $ex: median seconds to the first failure over seeds 1-$SEEDS: 1 process $f1, 2 processes $f2"
 done
+
+# curve NAME: the search's coverage curve as seconds:edges words.
+curve() {
+	"$EVERETT" report --shared "file://$tmp/bucket-$1" --out "$tmp/$1-report" >/dev/null || true
+	tr -d ' \n' <"$tmp/$1-report/coverage-curve.json" | sed 's/},{/}\n{/g' |
+		sed -n 's/.*"seconds":\([0-9.e+-]*\),"universes":[0-9]*,"edges":\([0-9]*\).*/\1:\2/p' | tr '\n' ' '
+}
+shared_curve=$(curve linux-2)
+isolated_curve=$(curve linux-isolated)
+echo "shared search, one-node Linux, 2 processes sharing corpus and coverage, seconds:edges: $shared_curve"
+echo "shared search, one-node Linux, 2 processes sharing only the claims, seconds:edges: $isolated_curve"
+# when NAME-CURVE EDGES: the first seconds at which the curve has EDGES.
+when() { echo "$1" | tr ' ' '\n' | awk -F: -v e="$2" '$2 >= e { print $1; exit }'; }
+both=$(printf '%s\n%s\n' "${shared_curve##*:}" "${isolated_curve##*:}" | sort -n | head -n 1)
+echo "shared search, one-node Linux: $both edges after $(when "$shared_curve" "$both") s sharing, $(when "$isolated_curve" "$both") s not sharing"

@@ -37,6 +37,7 @@ type exploreFlags struct {
 	shared      string
 	claim       int
 	lease       time.Duration
+	isolated    bool
 }
 
 func newExploreCmd() *cobra.Command {

@@ -24,6 +24,8 @@ func addSharedFlags(fl *pflag.FlagSet, f *exploreFlags) {
 	fl.StringVar(&f.shared, "shared", "", "join (or start) the search shared through this bucket: s3://BUCKET, gs://BUCKET, azblob://CONTAINER or file:///DIR (README, \"Many machines\")")
 	fl.IntVar(&f.claim, "claim", bucket.DefaultClaim, "with --shared: universes a worker claims at once (part of the search's identity)")
 	fl.DurationVar(&f.lease, "lease", bucket.DefaultLease, "with --shared: a claim not renewed for this long is taken over by another worker (part of the search's identity)")
+	fl.BoolVar(&f.isolated, "shared-isolated", false, "with --shared: claim universes but take no corpus, coverage or failures from the other workers (to measure what sharing brings)")
+	_ = fl.MarkHidden("shared-isolated")
 }
 
 // joinShared joins the search of --shared, when given, and makes o run
@@ -54,6 +56,7 @@ func joinShared(f exploreFlags, spec *explorer.Spec, name string, o *explorer.Op
 	if err != nil {
 		return nil, fmt.Errorf("--shared: %w", err)
 	}
+	s.Isolated = f.isolated
 	o.Universes, o.Share = n, s
 	return s, nil
 }
@@ -164,12 +167,42 @@ func runSharedReport(url, dir string, wait time.Duration, w io.Writer) error {
 	if err := s.Put("report/index.html", page); err != nil {
 		return fmt.Errorf("HTML report in the bucket: %w", err)
 	}
+	if err := writeCurve(s, dir); err != nil {
+		return err
+	}
 	for _, f := range sum.Failures {
 		fmt.Fprintf(w, "  %s (universe %d): %s\n", f.Signature, f.Universe, f.Replay)
 	}
 	fmt.Fprintf(w, "HTML report in %s\n", filepath.Join(dir, "index.html"))
 	if len(sum.Failures) > 0 {
 		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// writeCurve writes dir/coverage-curve.json: the shared search's distinct
+// edges as its records came in, seconds from the search's creation.
+func writeCurve(s *bucket.Search, dir string) error {
+	recs, err := s.Records()
+	if err != nil {
+		return fmt.Errorf("reading the search: %w", err)
+	}
+	m, err := explorer.MergeShared(recs, s.Identity().Universes)
+	if err != nil {
+		return fmt.Errorf("merging the search: %w", err)
+	}
+	type point struct {
+		Seconds   float64 `json:"seconds"`
+		Universes int     `json:"universes"`
+		Edges     int     `json:"edges"`
+	}
+	curve := []point{}
+	for _, p := range m.Curve {
+		curve = append(curve, point{float64(p.UnixMs-s.Identity().CreatedUnixMs) / 1000, p.Universes, p.Edges})
+	}
+	b, _ := json.MarshalIndent(curve, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "coverage-curve.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("coverage curve: %w", err)
 	}
 	return nil
 }

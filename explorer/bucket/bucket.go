@@ -168,6 +168,9 @@ type Search struct {
 	read    map[string]bool // done objects already pulled
 	Claims  int             // claims taken
 	Retaken int             // of them, expired claims of other workers taken over
+	// Isolated makes Pull return nothing: the worker shares the claims but
+	// learns nothing from the others (to measure what sharing brings).
+	Isolated bool
 }
 
 // claim is a claim object.
@@ -583,6 +586,9 @@ func (s *Search) publishFailure(ctx context.Context, r *explorer.Report) error {
 // Pull implements explorer.Share: the done objects of other workers not
 // read before.
 func (s *Search) Pull() ([]*explorer.BatchRecord, error) {
+	if s.Isolated {
+		return nil, nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	var keys []string
