@@ -153,6 +153,9 @@ func runSharedReport(url, dir string, wait time.Duration, w io.Writer) error {
 			return err
 		}
 	}
+	if s.Identity().Kind == bucket.KindSweep {
+		return sharedSweepReport(s, dir, w)
+	}
 	sum, err := writeSharedSummary(s, dir, w)
 	if err != nil {
 		return err
@@ -207,28 +210,23 @@ func writeCurve(s *bucket.Search, dir string) error {
 	return nil
 }
 
-// waitComplete waits up to limit for every universe of the search to be
-// in a record.
+// waitComplete waits up to limit for every range of the search to be
+// done.
 func waitComplete(s *bucket.Search, limit time.Duration, w io.Writer) error {
-	n := s.Identity().Universes
-	if n == 0 {
+	if s.Identity().Universes == 0 {
 		return usageErr("--wait: the search has no universe bound (its workers end by their wall-time budgets)")
 	}
 	poll := min(30*time.Second, max(limit/20, 100*time.Millisecond))
 	for deadline := time.Now().Add(limit); ; {
-		recs, err := s.Records()
+		done, ranges, err := s.Progress()
 		if err != nil {
 			return fmt.Errorf("reading the search: %w", err)
 		}
-		m, err := explorer.MergeShared(recs, n)
-		if err != nil {
-			return fmt.Errorf("merging the search: %w", err)
-		}
-		if m.Complete {
+		if done >= ranges {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(w, "everett: waited %v: %d of %d universes done; reporting what there is\n", limit, m.Result.Universes, n)
+			fmt.Fprintf(w, "everett: waited %v: %d of %d claims done; reporting what there is\n", limit, done, ranges)
 			return nil
 		}
 		time.Sleep(poll)

@@ -284,3 +284,47 @@ func TestAWorkerOfAnotherSearchRefusesToJoinNamingWhatDiffers(t *testing.T) {
 		})
 	}
 }
+
+func TestTwoWorkersOfASharedSweepMergeIntoExactlyTheUnshardedSweep(t *testing.T) {
+	elf := raceELF(t)
+	bin := everettBinary(t)
+	url := "file://" + filepath.Join(t.TempDir(), "bucket")
+	var ws []*sharedWorker
+	for i := 0; i < 2; i++ {
+		ws = append(ws, startWorker(t, bin, os.Environ(), "sweep", "--elf", elf, "--smp", "2", "--seeds", "1..48", "--workers", "1",
+			"--claim", "6", "--lease", "2s", "--shared", url, "--out", t.TempDir()))
+	}
+	for i, w := range ws {
+		if code := w.wait(t, 5*time.Minute); code != 0 {
+			t.Fatalf("worker %d: exit code %d:\n%s\n%s", i, code, w.out.String(), w.err.String())
+		}
+	}
+	dir := t.TempDir()
+	if code, out, stderr := runCLI(t, "report", "--shared", url, "--out", dir); code != 1 {
+		t.Fatalf("report --shared: exit code %d (want 1: the race fails some seeds):\n%s%s", code, out, stderr)
+	}
+	whole := filepath.Join(t.TempDir(), "whole.json")
+	if code, _, stderr := runCLI(t, "sweep", "--elf", elf, "--smp", "2", "--seeds", "1..48", "--json", whole, "--out", t.TempDir()); code != 1 {
+		t.Fatalf("sweep: exit code %d: %s", code, stderr)
+	}
+	merged, err := explorer.LoadSweep(filepath.Join(dir, "merged.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := explorer.LoadSweep(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Totals != one.Totals || len(merged.Outcomes) != len(one.Outcomes) {
+		t.Fatalf("merged totals %+v, unsharded %+v", merged.Totals, one.Totals)
+	}
+	for i := range one.Outcomes {
+		a, b := merged.Outcomes[i], one.Outcomes[i]
+		if a.Seed != b.Seed || a.Outcome != b.Outcome || a.StateHash != b.StateHash || a.Instructions != b.Instructions {
+			t.Fatalf("seed %d: merged %s %s, unsharded %s %s", b.Seed, a.Outcome, a.StateHash, b.Outcome, b.StateHash)
+		}
+	}
+	if len(merged.Failures) != 1 || !strings.HasPrefix(merged.Failures[0].Report, dir) {
+		t.Fatalf("merged failures %+v: want the race's, its report in %s", merged.Failures, dir)
+	}
+}

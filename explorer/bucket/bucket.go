@@ -69,7 +69,12 @@ var ErrIdentity = errors.New("not the same search")
 // images by content), the everett build and machine version, the root seed
 // and the universe bound, and how universes are claimed.
 type Identity struct {
-	Format    string   `json:"format"`
+	Format string `json:"format"`
+	// Kind is what the workers run: "explore" (universes, claimed Claim
+	// at a time) or "sweep" (the seeds of Seeds, claimed one shard of
+	// Universes shards at a time).
+	Kind      string   `json:"kind"`
+	SeedRange string   `json:"seed_range,omitempty"` // a sweep's seeds A..B
 	Spec      string   `json:"spec"` // its name (not compared)
 	SpecHash  string   `json:"spec_sha256"`
 	Everett   string   `json:"everett_version"`
@@ -84,10 +89,24 @@ type Identity struct {
 	CreatedUnixMs int64 `json:"created_unix_ms"`
 }
 
+// Kinds of shared searches.
+const (
+	KindExplore = "explore"
+	KindSweep   = "sweep"
+)
+
+// NewSweepIdentity is the identity of a sweep of spec over seeds, cut into
+// shards shards that workers claim one at a time.
+func NewSweepIdentity(spec *explorer.Spec, name string, seeds explorer.SeedRange, shards int, lease time.Duration) Identity {
+	id := NewIdentity(spec, name, seeds.From, shards, 1, lease)
+	id.Kind, id.SeedRange = KindSweep, seeds.String()
+	return id
+}
+
 // NewIdentity is the identity of a search of spec from seed over
 // universes, claimed claim at a time with the given lease.
 func NewIdentity(spec *explorer.Spec, name string, seed uint64, universes, claim int, lease time.Duration) Identity {
-	id := Identity{Format: IdentityFormat, Spec: name, SpecHash: explorer.SpecHash(spec), Everett: explorer.Version(),
+	id := Identity{Format: IdentityFormat, Kind: KindExplore, Spec: name, SpecHash: explorer.SpecHash(spec), Everett: explorer.Version(),
 		Machine: emu.MachineVersion, Seed: seed, Universes: universes, Claim: claim, LeaseMs: lease.Milliseconds()}
 	for i, b := range spec.Boards() {
 		for _, im := range []struct {
@@ -119,6 +138,8 @@ func (id Identity) Differences(have Identity) []string {
 		}
 	}
 	diff("format", id.Format, have.Format)
+	diff("kind", id.Kind, have.Kind)
+	diff("seeds", id.SeedRange, have.SeedRange)
 	diff("everett version", id.Everett, have.Everett)
 	diff("machine version", id.Machine, have.Machine)
 	if id.SpecHash != have.SpecHash {
@@ -536,29 +557,36 @@ func (s *Search) stopHeartbeat() {
 // no other worker did, then each of its failures' reports under
 // failures/ unless that signature's is there.
 func (s *Search) Finish(rec *explorer.BatchRecord) (bool, error) {
-	s.stopHeartbeat()
-	s.mu.Lock()
-	c := s.cur
-	s.cur = nil
-	s.mu.Unlock()
-	if c == nil || c.Base != rec.Base || c.End != rec.End {
-		return false, fmt.Errorf("universes %d..%d were not claimed", rec.Base, rec.End-1)
-	}
 	rec.Worker = s.worker
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return false, err
 	}
+	return s.FinishBody(rec.Base, rec.End, body, rec.Failures)
+}
+
+// FinishBody is Finish for a record of any shape (a sweep shard's file):
+// body is written as the done object of the claimed range base..end−1,
+// then the failures' reports.
+func (s *Search) FinishBody(base, end int, body []byte, failures []*explorer.Report) (bool, error) {
+	s.stopHeartbeat()
+	s.mu.Lock()
+	c := s.cur
+	s.cur = nil
+	s.mu.Unlock()
+	if c == nil || c.Base != base || c.End != end {
+		return false, fmt.Errorf("%d..%d were not claimed", base, end-1)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	ok, err := s.createVerified(ctx, doneKey(rec.Base), body)
+	ok, err := s.createVerified(ctx, doneKey(base), body)
 	if err != nil || !ok {
 		return false, err
 	}
 	s.mu.Lock()
-	s.read[doneKey(rec.Base)] = true
+	s.read[doneKey(base)] = true
 	s.mu.Unlock()
-	for _, r := range rec.Failures {
+	for _, r := range failures {
 		if err := s.publishFailure(ctx, r); err != nil {
 			return true, err
 		}
@@ -639,9 +667,32 @@ func (s *Search) readRecord(ctx context.Context, key string) (*explorer.BatchRec
 
 // Records reads every done object of the search, by range.
 func (s *Search) Records() ([]*explorer.BatchRecord, error) {
+	bodies, err := s.RecordBodies()
+	if err != nil {
+		return nil, err
+	}
+	var out []*explorer.BatchRecord
+	for _, b := range bodies {
+		rec := &explorer.BatchRecord{}
+		if err := json.Unmarshal(b.Body, rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Key, err)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// Body is an object's key and contents.
+type Body struct {
+	Key  string
+	Body []byte
+}
+
+// RecordBodies reads every done object of the search, by key.
+func (s *Search) RecordBodies() ([]Body, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	var out []*explorer.BatchRecord
+	var out []Body
 	it := s.b.List(&blob.ListOptions{Prefix: "done/"})
 	for {
 		o, err := it.Next(ctx)
@@ -654,13 +705,29 @@ func (s *Search) Records() ([]*explorer.BatchRecord, error) {
 		if !strings.HasSuffix(o.Key, ".json") {
 			continue
 		}
-		rec, err := s.readRecord(ctx, o.Key)
+		b, err := readAll(ctx, s.b, o.Key)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", o.Key, err)
 		}
-		out = append(out, rec)
+		out = append(out, Body{o.Key, b})
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// Progress counts the ranges of the search that are done, of how many
+// (0 without a universe bound).
+func (s *Search) Progress() (done, ranges int, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	st, err := s.list(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	if n := s.id.Universes; n > 0 {
+		ranges = (n + s.id.Claim - 1) / s.id.Claim
+	}
+	return len(st.done), ranges, nil
 }
 
 // Failures reads the failure reports of the search: name → bytes.
