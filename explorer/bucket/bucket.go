@@ -75,7 +75,7 @@ type Identity struct {
 	// Universes shards at a time).
 	Kind      string   `json:"kind"`
 	SeedRange string   `json:"seed_range,omitempty"` // a sweep's seeds A..B
-	Spec      string   `json:"spec"` // its name (not compared)
+	Spec      string   `json:"spec"`                 // its name (not compared)
 	SpecHash  string   `json:"spec_sha256"`
 	Everett   string   `json:"everett_version"`
 	Machine   int      `json:"machine_version"`
