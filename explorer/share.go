@@ -79,9 +79,11 @@ type BatchRecord struct {
 	Boot   string `json:"boot"`
 	// FinishedUnixMs is when the worker finished the range (its clock).
 	FinishedUnixMs int64 `json:"finished_unix_ms"`
-	// FirstFailure says when the range's first failing universe ended
-	// (the worker's clock), 0 without one.
-	FirstFailureUnixMs int64 `json:"first_failure_unix_ms,omitempty"`
+	// FirstFailureUnixMs says when the first of Failures to be found
+	// ended (the worker's clock), 0 without one; FirstFailureUniverse
+	// is its universe.
+	FirstFailureUnixMs   int64 `json:"first_failure_unix_ms,omitempty"`
+	FirstFailureUniverse int   `json:"first_failure_universe,omitempty"`
 }
 
 // UniverseRecord is one universe of a batch record.
@@ -304,7 +306,9 @@ const maxMergedMissing = 1000
 // the shape a search of one process returns: every universe of every
 // record counted once, each distinct failure once (the report of its
 // lowest universe), the assertions summed, the coverage the union of the
-// records'. universes is the search's bound (0: none; then Complete is
+// records'. FirstFailure is the failure found first in time (its Seconds
+// left to the caller, who knows when the search began): in a shared
+// search that need not be the lowest failing universe. universes is the search's bound (0: none; then Complete is
 // false).
 func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 	recs = slices.Clone(recs)
@@ -349,7 +353,12 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 			m.Boot = r.Boot
 		}
 		if r.FirstFailureUnixMs != 0 && (m.FirstFailureUnixMs == 0 || r.FirstFailureUnixMs < m.FirstFailureUnixMs) {
-			m.FirstFailureUnixMs = r.FirstFailureUnixMs
+			for _, f := range r.Failures {
+				if f.Universe == r.FirstFailureUniverse {
+					m.FirstFailureUnixMs = r.FirstFailureUnixMs
+					res.FirstFailure = &FirstFailure{Universe: f.Universe, Signature: f.Signature, Instructions: f.ICount, VirtualTimeNs: f.Time}
+				}
+			}
 		}
 		m.LastUnixMs = max(m.LastUnixMs, r.FinishedUnixMs)
 	}
@@ -357,10 +366,6 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 		res.Failures = append(res.Failures, f)
 	}
 	sort.Slice(res.Failures, func(i, j int) bool { return res.Failures[i].Universe < res.Failures[j].Universe })
-	if len(res.Failures) > 0 {
-		f := res.Failures[0]
-		res.FirstFailure = &FirstFailure{Universe: f.Universe, Signature: f.Signature, Instructions: f.ICount, VirtualTimeNs: f.Time}
-	}
 	res.Assertions = cat.list()
 	res.Coverage, res.Pairs = len(edges), len(pairs)
 	if slots > 0 {
@@ -474,7 +479,7 @@ func (st *search) shared(boot *Boot, workers int, jobs chan<- job, results <-cha
 			if rep != nil {
 				rec.Failures = append(rec.Failures, rep)
 				if t := r.ended.UnixMilli(); rec.FirstFailureUnixMs == 0 || t < rec.FirstFailureUnixMs {
-					rec.FirstFailureUnixMs = t
+					rec.FirstFailureUnixMs, rec.FirstFailureUniverse = t, r.job.index
 				}
 			}
 		}

@@ -71,6 +71,9 @@ func TestASharedSearchRecordsEveryUniverseOfItsClaimsAndMergesToItsCounts(t *tes
 	if len(m.Result.Failures) != len(res.Failures) || len(res.Failures) == 0 {
 		t.Fatalf("merged %d failures, the search %d (want the race)", len(m.Result.Failures), len(res.Failures))
 	}
+	if ff := m.Result.FirstFailure; ff == nil || ff.Signature != res.Failures[0].Signature {
+		t.Fatalf("merged first failure %+v, want the race", ff)
+	}
 	last := m.Curve[len(m.Curve)-1]
 	if len(m.Curve) != 3 || last.Universes != 40 || last.Edges != m.Result.Coverage {
 		t.Fatalf("curve %+v: want 3 points ending at 40 universes and %d edges", m.Curve, m.Result.Coverage)

@@ -230,6 +230,9 @@ func runSharedSearch(t *testing.T, bin, url string, env []string, list func() ([
 	if len(sum.Failures) != 1 || sum.Failures[0].Signature != "assertion: always: transfers conserve money" {
 		t.Fatalf("merged failures %+v, want the race once", sum.Failures)
 	}
+	if ff := sum.FirstFailure; ff == nil || ff.Signature != sum.Failures[0].Signature || ff.Seconds <= 0 {
+		t.Fatalf("merged first failure %+v", ff)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
 		t.Error(err)
 	}
