@@ -377,11 +377,16 @@ func newReplayCmd() *cobra.Command {
 	var engine engineValue
 	var bootCache string
 	cmd := &cobra.Command{
-		Use:   "replay REPORT.json",
+		Use:   "replay REPORT.json | BUCKET-URL/failures/NAME.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := explorer.LoadReport(args[0])
+			local, err := localReport(args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			args[0] = local
+			r, err := explorer.LoadReport(local)
 			if err != nil {
 				return usageErr("%v", err)
 			}

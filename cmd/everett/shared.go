@@ -8,8 +8,10 @@ import (
 	"html/template"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -278,4 +280,30 @@ func addSharedReport(cmd *cobra.Command) {
 		}
 		return runSharedReport(url, out, wait, cmd.OutOrStdout())
 	}
+}
+
+// localReport returns the path of a report given as a path or as the URL
+// of an object in a bucket (a shared search's failures/NAME.json), which
+// it downloads into a temporary folder first.
+func localReport(arg string, w io.Writer) (string, error) {
+	if !strings.Contains(arg, "://") {
+		return arg, nil
+	}
+	b, err := bucket.Fetch(arg)
+	if err != nil {
+		return "", err
+	}
+	if len(b) > explorer.MaxReportBytes {
+		return "", fmt.Errorf("%s: %d bytes (limit %d)", arg, len(b), explorer.MaxReportBytes)
+	}
+	dir, err := os.MkdirTemp("", "everett-report-")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, path.Base(strings.SplitN(arg, "?", 2)[0]))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(w, "everett: %s downloaded to %s\n", arg, p)
+	return p, nil
 }

@@ -124,14 +124,5 @@ func TestThreeWorkersOnAnS3BucketRunEveryUniverseOnceWhenOneIsKilled(t *testing.
 	}
 	defer b.Close()
 	list := func() ([]claimObj, []*explorer.BatchRecord) { return s3Objects(t, b) }
-	fetch := func(key, to string) {
-		body, err := b.ReadAll(context.Background(), key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(to, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	runSharedSearch(t, bin, url, os.Environ(), list, fetch)
+	runSharedSearch(t, bin, url, os.Environ(), list)
 }

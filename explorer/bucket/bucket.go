@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path"
 	"os"
 	"sort"
 	"strconv"
@@ -761,4 +762,38 @@ func (s *Search) Put(key string, body []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	return s.b.WriteAll(ctx, key, body, nil)
+}
+
+// Fetch reads one object named by a URL: the bucket's URL with the key as
+// its path, e.g. s3://BUCKET/failures/NAME.json?region=R or
+// file:///DIR/failures/NAME.json (for file://, the key is the last
+// element of the path).
+func Fetch(rawURL string) ([]byte, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("object URL %q: %w", rawURL, err)
+	}
+	var key string
+	if u.Scheme == "file" {
+		dir, name := path.Split(u.Path)
+		u.Path, key = dir, name
+	} else {
+		key = strings.TrimPrefix(u.Path, "/")
+		u.Path = ""
+	}
+	if key == "" {
+		return nil, fmt.Errorf("object URL %q names no object", rawURL)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	b, err := Open(ctx, u.String())
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	body, err := readAll(ctx, b, key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rawURL, err)
+	}
+	return body, nil
 }
