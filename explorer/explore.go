@@ -241,7 +241,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		st.progress(n, wall)
 	}
 	switch {
-	case o.StopOnFailure && len(res.Failures) > 0:
+	case o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed):
 		res.Ended, res.Limit = "failure", "the first"
 	case wallSpent:
 		res.Ended, res.Limit = "wall", wall.String()

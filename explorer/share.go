@@ -386,8 +386,12 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 		m.Complete = len(m.Missing) == 0
 		res.Cancelled = universes - len(count)
 	}
-	res.Ended, res.Limit = "universes", fmt.Sprint(universes)
-	if !m.Complete {
+	switch {
+	case universes == 0: // no bound: the workers' wall-time budgets end it
+		res.Ended, res.Limit = "wall", "the workers' --time"
+	case m.Complete:
+		res.Ended, res.Limit = "universes", fmt.Sprint(universes)
+	default:
 		res.Ended, res.Limit = "incomplete", fmt.Sprintf("%d of %d universes", len(count), universes)
 	}
 	for w := range workers {

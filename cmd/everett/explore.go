@@ -96,7 +96,8 @@ found: gate on 'everett report --shared'.`,
 	return cmd
 }
 
-// Summary is the summary file of a search.
+// Summary is the summary file of a search: of one process's, or of a
+// shared search's as its bucket has it (the same shape, from newSummary).
 type Summary struct {
 	Spec       string                    `json:"spec"`
 	Seed       uint64                    `json:"seed"`
@@ -113,7 +114,8 @@ type Summary struct {
 	// Boot says whether root universes started from a boot snapshot.
 	Boot string `json:"boot"`
 	// EndedBy is what ended the search: universes, wall or failure
-	// (--stop-on-failure).
+	// (--stop-on-failure); for a shared search, also incomplete (not
+	// every universe of its bound is in a record yet).
 	EndedBy string `json:"ended_by"`
 	// Cancelled counts the universes planned but not counted: stopped by
 	// the wall-time budget or --stop-on-failure (explorer.Result).
