@@ -206,7 +206,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
 	wallSpent := boot.cancelled
 	if o.Share != nil {
-		spent, err := st.shared(boot, workers, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
+		spent, err := st.shared(boot, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
 		if err != nil {
 			return nil, err
 		}
@@ -266,6 +266,9 @@ type search struct {
 	start  time.Time
 	// othersFailed: a shared search's other workers have found a failure.
 	othersFailed bool
+	// rejected counts the other workers' corpus entries that did not
+	// rebuild (explorer workers add to it).
+	rejected atomic.Int64
 }
 
 // take counts a universe that ran to its end: its instructions, coverage,
@@ -418,7 +421,23 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	}
 	switch {
 	case j.parent != nil:
-		u, err = forkWith(spec, j.parent, Fork{Seed: j.seed}, global, echo)
+		parent := j.parent
+		if parent.lazy != nil {
+			// Another worker's entry, rebuilt on first use; one that
+			// does not rebuild leaves the universe a root of its seed.
+			if parent = parent.lazy.get(spec); parent == nil {
+				parent, j.parent = j.boot, nil
+			}
+		}
+		if parent == nil {
+			u, err = newUniverseWith(spec, Fork{Seed: j.seed}, global, func(u *Universe) { u.echo = echo })
+			break
+		}
+		plan := ""
+		if j.parent == nil {
+			plan = PlanSeed // from the boot snapshot: the seed's root
+		}
+		u, err = forkWith(spec, parent, Fork{Seed: j.seed, Plan: plan}, global, echo)
 	case j.boot != nil:
 		u, err = forkWith(spec, j.boot, Fork{Seed: j.seed, Plan: PlanSeed}, global, echo)
 	default:

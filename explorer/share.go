@@ -418,13 +418,11 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 // from o.Share until none is left or the wall-time budget is spent, runs
 // each as one batch, publishes its record and pulls the others'. It
 // returns whether the wall-time budget was spent.
-func (st *search) shared(boot *Boot, workers int, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, wallFlag *atomic.Bool, spent bool, n int, wall time.Duration) (bool, error) {
+func (st *search) shared(boot *Boot, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, wallFlag *atomic.Bool, spent bool, n int, wall time.Duration) (bool, error) {
 	sh, res := st.o.Share, st.res
-	var pending []Entry
 	bootCov := true // the first record carries the boot's coverage too
 	for !spent && !wallFlag.Load() {
-		var err error
-		if pending, err = st.pull(boot, workers, pending); err != nil {
+		if err := st.pull(boot); err != nil {
 			return spent, err
 		}
 		// Stop on failure: on this worker's or on another's.
@@ -498,8 +496,10 @@ func (st *search) shared(boot *Boot, workers int, jobs chan<- job, results <-cha
 			res.Universes, res.ICount = before.Universes, before.ICount
 			res.Lost += len(outs)
 		}
+		res.Rejected = int(st.rejected.Load())
 		st.progress(n, wall)
 	}
+	res.Rejected = int(st.rejected.Load())
 	return spent, nil
 }
 
@@ -508,13 +508,13 @@ const MaxClaim = 4096
 
 // pull takes the other workers' new records: their coverage joins the
 // search's record, their failures are known, and their corpus entries
-// queue (the newest spec.search.corpus kept) to be rebuilt, up to workers
-// of them now, in parallel, and added to the corpus.
-func (st *search) pull(boot *Boot, workers int, pending []Entry) ([]Entry, error) {
+// join the corpus, to be rebuilt when first picked.
+func (st *search) pull(boot *Boot) error {
 	recs, err := st.o.Share.Pull()
 	if err != nil {
-		return pending, fmt.Errorf("shared search: pulling: %w", err)
+		return fmt.Errorf("shared search: pulling: %w", err)
 	}
+	var pending []Entry
 	for _, r := range recs {
 		if err := st.global.mergeEncoded(r.Coverage); err != nil {
 			continue // a damaged record teaches nothing
@@ -527,34 +527,44 @@ func (st *search) pull(boot *Boot, workers int, pending []Entry) ([]Entry, error
 		}
 		pending = append(pending, r.Entries...)
 	}
-	if len(pending) > st.spec.Search.Corpus {
-		pending = pending[len(pending)-st.spec.Search.Corpus:]
-	}
-	take := min(len(pending), max(1, workers))
-	snaps := make([]*UniverseSnapshot, take)
-	var wg sync.WaitGroup
-	for k := 0; k < take; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Another worker's entry is input: whatever it holds, it
-			// is rejected, never a crash of this worker.
-			defer func() { _ = recover() }()
-			s, err := rebuildEntry(st.spec, boot, pending[k])
-			if err == nil {
-				snaps[k] = s
-			}
-		}()
-	}
-	wg.Wait()
-	for _, s := range snaps {
-		if s == nil {
-			st.res.Rejected++
-			continue
-		}
-		st.addCorpus(s)
+	// Entries join the corpus as placeholders: one is rebuilt (on the
+	// explorer worker that runs the first universe forked from it) only
+	// when the search picks it, so entries never picked cost nothing.
+	for _, e := range pending {
+		st.addCorpus(&UniverseSnapshot{T: e.T, ICount: e.ICount, Path: e.Path, Why: e.Why,
+			lazy: &lazyEntry{e: e, boot: boot, rejected: &st.rejected}})
 		st.res.Pulled++
 	}
 	st.res.Corpus = len(st.corpus)
-	return pending[take:], nil
+	return nil
+}
+
+// lazyEntry is another worker's corpus entry, rebuilt once, on first use.
+type lazyEntry struct {
+	e        Entry
+	boot     *Boot
+	once     sync.Once
+	snap     *UniverseSnapshot // nil: not rebuilt, or did not rebuild
+	rejected *atomic.Int64     // the search's count of entries that did not rebuild
+}
+
+// get returns the rebuilt snapshot, rebuilding it on the first call; nil
+// when the entry does not rebuild exactly (or panics while rebuilding:
+// another worker's entry is input, never a crash of this one).
+func (l *lazyEntry) get(spec *Spec) *UniverseSnapshot {
+	l.once.Do(func() {
+		defer func() {
+			if recover() != nil {
+				l.snap = nil
+			}
+			if l.snap == nil {
+				l.rejected.Add(1)
+			}
+		}()
+		s, err := rebuildEntry(spec, l.boot, l.e)
+		if err == nil {
+			l.snap = s
+		}
+	})
+	return l.snap
 }

@@ -115,16 +115,27 @@ func TestCorpusEntriesFromAnotherWorkerRebuildAndADamagedOneIsRejected(t *testin
 	if _, err := rebuildEntry(s, nil, bad); err == nil {
 		t.Fatal("an entry with the wrong instruction count rebuilt")
 	}
-	// A second worker pulls them: they join its corpus (the damaged one
-	// does not).
+	// A second worker pulls two, forks every universe from its corpus
+	// (only those two when its first claim is planned): the damaged one
+	// is rejected when first picked and its universes run as roots.
 	rec := &BatchRecord{Base: 1000, End: 1008, Worker: "other", Entries: []Entry{bad, entries[1]}}
 	second := &memShare{n: 8, claim: 8, pull: []*BatchRecord{rec}}
+	s.Search.ForkPercent = 100
 	res, err := Explore(s, Options{Seed: 1, Universes: 8, Workers: 2, Share: second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Rejected != 1 || res.Pulled != 1 {
-		t.Fatalf("pulled %d, rejected %d; want 1 and 1", res.Pulled, res.Rejected)
+	if res.Universes != 8 || res.Pulled != 2 || res.Rejected != 1 {
+		t.Fatalf("%d universes, pulled %d, rejected %d; want 8, 2 and 1", res.Universes, res.Pulled, res.Rejected)
+	}
+	forked := 0
+	for _, u := range second.recs[0].Universes {
+		if u.Forks > 0 {
+			forked++
+		}
+	}
+	if forked == 0 || forked == 8 {
+		t.Fatalf("%d of 8 universes forked: want those of the good entry only", forked)
 	}
 }
 
