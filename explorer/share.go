@@ -27,12 +27,14 @@ import (
 // the batch. Between batches it pulls the others' records: their coverage
 // joins its own record of what is known (so it does not snapshot what
 // another found), their failures are known and not reported again, and
-// their entries are rebuilt from its own boot snapshot by replaying the
-// fork path, then join its corpus.
+// their entries join its corpus, each rebuilt from its own boot snapshot
+// by replaying the fork path when the search first forks from it.
 //
 // Everything that crosses processes happens here, in the driver, between
 // batches: no universe reads or writes the bucket, so a universe stays a
 // function of its fork path and a failure's report replays on any worker.
+// (The bucket's lease renewals run beside the batches, on a goroutine of
+// explorer/bucket that touches no universe.)
 // What a worker forks from depends on what it has pulled, so the search as
 // a whole is not a function of its seed as a search of one process is.
 
