@@ -35,8 +35,14 @@ type Options struct {
 	// index: every universe before it runs to its end, every one after it
 	// is cancelled or, if it had already ended, not counted. The result is
 	// therefore the same whatever Workers is (a wall-time budget spent
-	// first aside).
+	// first aside). In a shared search (Share) it ends the worker at its
+	// next claim once it or another worker has found a failure.
 	StopOnFailure bool
+	// Share, when set, makes the search one of many processes' (share.go):
+	// the universes to run are claimed from it, not counted from 0, and
+	// what they find is published to it. Universes then bounds the whole
+	// shared search, not this process's part.
+	Share Share
 }
 
 // Result is what a search found.
@@ -74,6 +80,11 @@ type Result struct {
 	// Boot is the boot universe the root universes started from (see
 	// BootOnce); its Snap is nil when every universe booted.
 	Boot *Boot
+	// Shared searches only: Pulled counts the corpus entries of other
+	// workers rebuilt into this one's corpus, Rejected those that did not
+	// rebuild exactly, Lost the universes of claims another worker
+	// finished first (run, but not counted).
+	Pulled, Rejected, Lost int
 }
 
 // FirstFailure says when a search found its first failure.
@@ -136,11 +147,9 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		workers = runtime.NumCPU()
 	}
 	ctl := emu.NewPRNG(derive(o.Seed, 99))
-	global := newSeen(spec)
-	var corpus []*UniverseSnapshot
-	var cat assertions
 	res := &Result{Engine: spec.engine}
-	seen := map[string]bool{}
+	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
+	global := st.global
 
 	// The wall-time budget: when it is spent, a timer sets wallFlag (the
 	// boot, which runs on this goroutine, checks it) and closes wallDone
@@ -196,7 +205,14 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
 	wallSpent := boot.cancelled
-	for base := 0; n == 0 || base < n; base += batchSize {
+	if o.Share != nil {
+		spent, err := st.shared(boot, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
+		if err != nil {
+			return nil, err
+		}
+		wallSpent = spent
+	}
+	for base := 0; o.Share == nil && (n == 0 || base < n); base += batchSize {
 		if wallSpent || wallFlag.Load() {
 			wallSpent = true
 			break
@@ -208,7 +224,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		if n > 0 {
 			end = min(end, n)
 		}
-		batch := planBatch(spec, o.Seed, base, end, ctl, corpus, boot.Snap)
+		batch := planBatch(spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
 		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
@@ -220,59 +236,12 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 				res.Cancelled++
 				continue
 			}
-			u := r.u
-			res.Universes++
-			res.ICount += u.ICount()
-			addJIT(&res.JIT, u.JITStats())
-			global.merge(u.cov)
-			cat.merge(u.asserts.list())
-			for _, s := range u.snaps {
-				corpus = append(corpus, s)
-				if len(corpus) > spec.Search.Corpus {
-					corpus = corpus[1:]
-				}
-			}
-			if o.Metrics != nil {
-				o.Metrics.universe(u, r.elapsed)
-			}
-			if u.failure != nil {
-				sig := u.failure.Signature()
-				if !seen[sig] {
-					seen[sig] = true
-					rep := newReport(spec, o.Seed, r.job.index, u)
-					res.Failures = append(res.Failures, rep)
-					if res.FirstFailure == nil {
-						res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
-							Seconds: r.ended.Sub(start).Seconds(), Instructions: rep.ICount, VirtualTimeNs: rep.Time}
-					}
-					if o.Metrics != nil {
-						o.Metrics.failure()
-					}
-					if o.OnFailure != nil {
-						o.OnFailure(rep)
-					}
-				}
-			}
+			st.take(r)
 		}
-		res.Coverage = global.EdgesCovered()
-		res.CoverageFill = global.Fill()
-		res.Pairs = global.PairsCovered()
-		res.Corpus = len(corpus)
-		if o.Metrics != nil {
-			o.Metrics.coverage(res.Coverage, res.CoverageFill, res.Pairs, len(corpus))
-		}
-		if o.Progress != nil {
-			el := time.Since(start).Seconds()
-			of := fmt.Sprintf("/%d", n)
-			if n == 0 {
-				of = " (of " + wall.String() + ")"
-			}
-			fmt.Fprintf(o.Progress, "\reverett explore: %d%s universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
-				res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(corpus), len(res.Failures))
-		}
+		st.progress(n, wall)
 	}
 	switch {
-	case o.StopOnFailure && len(res.Failures) > 0:
+	case o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed):
 		res.Ended, res.Limit = "failure", "the first"
 	case wallSpent:
 		res.Ended, res.Limit = "wall", wall.String()
@@ -280,9 +249,96 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	if o.Progress != nil {
 		fmt.Fprintln(o.Progress)
 	}
-	res.Assertions = cat.list()
+	res.Assertions = st.cat.list()
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// search is the state of a search that its driver keeps between batches.
+type search struct {
+	spec   *Spec
+	o      Options
+	res    *Result
+	global *Seen
+	corpus []*UniverseSnapshot
+	cat    assertions
+	seen   map[string]bool // failure signatures found
+	start  time.Time
+	// othersFailed: a shared search's other workers have found a failure.
+	othersFailed bool
+	// rejected counts the other workers' corpus entries that did not
+	// rebuild (explorer workers add to it).
+	rejected atomic.Int64
+}
+
+// take counts a universe that ran to its end: its instructions, coverage,
+// assertions and snapshots, and its failure when the signature is new, in
+// which case it returns the failure's report.
+func (st *search) take(r outcome) *Report {
+	u, res, o := r.u, st.res, st.o
+	res.Universes++
+	res.ICount += u.ICount()
+	addJIT(&res.JIT, u.JITStats())
+	st.global.merge(u.cov)
+	st.cat.merge(u.asserts.list())
+	for _, s := range u.snaps {
+		st.addCorpus(s)
+	}
+	if o.Metrics != nil {
+		o.Metrics.universe(u, r.elapsed)
+	}
+	if u.failure == nil {
+		return nil
+	}
+	sig := u.failure.Signature()
+	if st.seen[sig] {
+		return nil
+	}
+	st.seen[sig] = true
+	rep := newReport(st.spec, o.Seed, r.job.index, u)
+	res.Failures = append(res.Failures, rep)
+	if res.FirstFailure == nil {
+		res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
+			Seconds: r.ended.Sub(st.start).Seconds(), Instructions: rep.ICount, VirtualTimeNs: rep.Time}
+	}
+	if o.Metrics != nil {
+		o.Metrics.failure()
+	}
+	if o.OnFailure != nil {
+		o.OnFailure(rep)
+	}
+	return rep
+}
+
+// addCorpus adds a snapshot to the corpus, dropping the oldest beyond the
+// spec's bound.
+func (st *search) addCorpus(s *UniverseSnapshot) {
+	st.corpus = append(st.corpus, s)
+	if len(st.corpus) > st.spec.Search.Corpus {
+		st.corpus = st.corpus[1:]
+	}
+}
+
+// progress updates the result's coverage figures after a batch, the
+// metrics and the progress line (n universes, or a wall-time budget).
+func (st *search) progress(n int, wall time.Duration) {
+	res, o, global := st.res, st.o, st.global
+	res.Coverage = global.EdgesCovered()
+	res.CoverageFill = global.Fill()
+	res.Pairs = global.PairsCovered()
+	res.Corpus = len(st.corpus)
+	if o.Metrics != nil {
+		o.Metrics.coverage(res.Coverage, res.CoverageFill, res.Pairs, len(st.corpus))
+	}
+	if o.Progress != nil {
+		el := time.Since(st.start).Seconds()
+		of := fmt.Sprintf("/%d", n)
+		if n == 0 {
+			of = " (of " + wall.String() + ")"
+		}
+		fmt.Fprintf(o.Progress, "\reverett explore: %d%s universes  %.0f MIPS  %d edges (%.1f%% of the map)  %d pairs  corpus %d  %d failures   ",
+			res.Universes, of, float64(res.ICount)/el/1e6, res.Coverage, 100*res.CoverageFill, res.Pairs, len(st.corpus), len(res.Failures))
+	}
 }
 
 // planBatch plans universes base..end-1 from the corpus as it is now: each
@@ -365,7 +421,23 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	}
 	switch {
 	case j.parent != nil:
-		u, err = forkWith(spec, j.parent, Fork{Seed: j.seed}, global, echo)
+		parent := j.parent
+		if parent.lazy != nil {
+			// Another worker's entry, rebuilt on first use; one that
+			// does not rebuild leaves the universe a root of its seed.
+			if parent = parent.lazy.get(spec); parent == nil {
+				parent, j.parent = j.boot, nil
+			}
+		}
+		if parent == nil {
+			u, err = newUniverseWith(spec, Fork{Seed: j.seed}, global, func(u *Universe) { u.echo = echo })
+			break
+		}
+		plan := ""
+		if j.parent == nil {
+			plan = PlanSeed // from the boot snapshot: the seed's root
+		}
+		u, err = forkWith(spec, parent, Fork{Seed: j.seed, Plan: plan}, global, echo)
 	case j.boot != nil:
 		u, err = forkWith(spec, j.boot, Fork{Seed: j.seed, Plan: PlanSeed}, global, echo)
 	default:

@@ -35,6 +35,11 @@ type UniverseSnapshot struct {
 	decisions  []Decision
 	next       int
 	newEdges   int
+
+	// lazy, when set, makes this a placeholder for another worker's
+	// corpus entry, rebuilt on first use (share.go); its other fields
+	// are unset.
+	lazy *lazyEntry
 }
 
 type nodeState struct {

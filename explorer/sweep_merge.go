@@ -26,12 +26,21 @@ func LoadSweep(path string) (*SweepFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseSweep(b, path)
+}
+
+// ParseSweep decodes and checks a sweep file's bytes; name names it in
+// errors.
+func ParseSweep(b []byte, name string) (*SweepFile, error) {
+	if len(b) > MaxSweepFileBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrSweep, name, len(b), MaxSweepFileBytes)
+	}
 	f := &SweepFile{}
 	if err := json.Unmarshal(b, f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrSweep, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrSweep, name, err)
 	}
 	if err := f.check(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrSweep, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrSweep, name, err)
 	}
 	return f, nil
 }

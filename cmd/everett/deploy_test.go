@@ -116,7 +116,7 @@ func parseCLI(t *testing.T, args []string) (string, map[string]string) {
 		t.Fatalf("everett %s: %v", strings.Join(args, " "), err)
 	}
 	vals := map[string]string{}
-	for _, name := range []string{"shard", "seeds", "json", "out"} {
+	for _, name := range []string{"shard", "seeds", "json", "out", "shared", "universes", "wait"} {
 		if f := cmd.Flags().Lookup(name); f != nil {
 			vals[name] = f.Value.String()
 		}
@@ -267,5 +267,103 @@ func TestTheContainerfileAndTheExampleSpec(t *testing.T) {
 	}
 	if len(s.Nodes) == 0 {
 		t.Fatal("the example spec has no nodes")
+	}
+}
+
+func TestTheKubernetesExploreJobRunsWorkersOnOneSharedSearchAndAReportJob(t *testing.T) {
+	docs := yamlDocs(t, deployFile(t, "k8s/explore-shared.yaml"))
+	jobs := map[string]map[string]any{}
+	var secret map[string]any
+	for _, d := range docs {
+		switch d["kind"] {
+		case "Job":
+			jobs[at(t, d, "metadata", "name").(string)] = d
+		case "Secret":
+			secret = d
+		}
+	}
+	explore, report := jobs["everett-explore"], jobs["everett-shared-report"]
+	if explore == nil || report == nil || secret == nil {
+		t.Fatalf("jobs %v, secret %v: want everett-explore, everett-shared-report and a Secret", jobs, secret)
+	}
+	if m := at(t, explore, "spec", "completionMode"); m != "Indexed" {
+		t.Fatalf("completionMode %v, want Indexed", m)
+	}
+	if r := at(t, explore, "spec", "template", "spec", "restartPolicy"); r != "Never" {
+		t.Fatalf("restartPolicy %v: a podFailurePolicy needs Never", r)
+	}
+	url, ok := at(t, secret, "stringData", "EVERETT_BUCKET").(string)
+	if !ok || !strings.HasPrefix(url, "s3://") {
+		t.Fatalf("the Secret's EVERETT_BUCKET is %v", url)
+	}
+	name := at(t, secret, "metadata", "name")
+	for _, j := range []map[string]any{explore, report} {
+		c := at(t, j, "spec", "template", "spec", "containers", 0)
+		if ref := at(t, c, "envFrom", 0, "secretRef", "name"); ref != name {
+			t.Fatalf("%v takes its environment from %v, not the Secret %v", at(t, j, "metadata", "name"), ref, name)
+		}
+	}
+	c := at(t, explore, "spec", "template", "spec", "containers", 0)
+	env := map[string]string{}
+	for _, e := range at(t, c, "env").([]any) {
+		if v, ok := e.(map[string]any)["value"].(string); ok {
+			env[e.(map[string]any)["name"].(string)] = v
+		}
+	}
+	expand := strings.NewReplacer("$EVERETT_BUCKET", url, "$(UNIVERSES)", env["UNIVERSES"], "$(WORKERS)", "2")
+	cmds := everettCommands(expand.Replace(at(t, c, "args", 0).(string)))
+	if len(cmds) != 1 {
+		t.Fatalf("%d everett commands in the explore job", len(cmds))
+	}
+	cmd, flags := parseCLI(t, cmds[0])
+	if cmd != "everett explore" || flags["shared"] != url || flags["universes"] != env["UNIVERSES"] {
+		t.Fatalf("%s --shared %q --universes %q: want everett explore on the Secret's bucket with UNIVERSES", cmd, flags["shared"], flags["universes"])
+	}
+	rc := at(t, report, "spec", "template", "spec", "containers", 0)
+	cmds = everettCommands(strings.ReplaceAll(at(t, rc, "args", 0).(string), "$EVERETT_BUCKET", url))
+	if len(cmds) != 1 {
+		t.Fatalf("%d everett commands in the report job", len(cmds))
+	}
+	cmd, flags = parseCLI(t, cmds[0])
+	if cmd != "everett report" || flags["shared"] != url || flags["wait"] == "0s" {
+		t.Fatalf("%s --shared %q --wait %s: want everett report on the Secret's bucket, waiting", cmd, flags["shared"], flags["wait"])
+	}
+}
+
+func TestTheSharedNightlyWorkflowRunsAWorkerMatrixOnOneSearchAndReports(t *testing.T) {
+	docs := yamlDocs(t, deployFile(t, "ci/nightly-shared.yml"))
+	if len(docs) != 1 {
+		t.Fatalf("%d documents", len(docs))
+	}
+	wf := docs[0]
+	if f := at(t, wf, "jobs", "explore", "strategy", "fail-fast"); f != false {
+		t.Fatal("fail-fast must be off: one worker's end must not cancel the others")
+	}
+	if len(at(t, wf, "jobs", "explore", "strategy", "matrix", "worker").([]any)) < 2 {
+		t.Fatal("fewer than two workers")
+	}
+	search := at(t, wf, "env", "SEARCH").(string)
+	if !strings.Contains(search, "${{ github.run_id }}") {
+		t.Fatalf("SEARCH %q: one search per run needs the run's id in it", search)
+	}
+	expand := strings.NewReplacer("$SPEC", "spec.yaml", "$SEARCH", "s3://b?prefix=x/", "$UNIVERSES", "20000")
+	var names []string
+	for _, job := range []string{"explore", "report"} {
+		for _, st := range at(t, wf, "jobs", job, "steps").([]any) {
+			run, _ := st.(map[string]any)["run"].(string)
+			for _, cmd := range everettCommands(expand.Replace(run)) {
+				name, flags := parseCLI(t, cmd)
+				if flags["shared"] != "s3://b?prefix=x/" {
+					t.Fatalf("%s --shared %q: want $SEARCH", name, flags["shared"])
+				}
+				names = append(names, name)
+			}
+		}
+	}
+	if strings.Join(names, ",") != "everett explore,everett report" {
+		t.Fatalf("commands %v", names)
+	}
+	if needs := at(t, wf, "jobs", "report", "needs"); needs != "explore" {
+		t.Fatalf("report needs %v", needs)
 	}
 }

@@ -34,6 +34,10 @@ type exploreFlags struct {
 	memModel    string
 	stopOnFail  bool
 	engine      engineValue
+	shared      string
+	claim       int
+	lease       time.Duration
+	isolated    bool
 }
 
 func newExploreCmd() *cobra.Command {
@@ -54,7 +58,15 @@ a non-zero exit, a death by a signal, a deadlock of its threads, or not
 finishing within the time budget are failures. ARGS that start with '-' go
 after '--'.
 
-Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
+With --shared URL, the process is one worker of a search that any number
+of them share through a bucket (s3://, gs://, azblob:// or file://): see
+README, "Many machines". Its summary.json is then the whole search's as the
+bucket has it when the worker ends; 'everett report --shared URL --out DIR'
+writes it, the failures' reports and an HTML page when all are done.
+
+Exit codes: 1 when a failure was found, 0 when none, 2 on bad input. A
+worker of a shared search exits 0 when it ran to its end, whatever was
+found: gate on 'everett report --shared'.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplore(args, f, cmd.OutOrStdout(), os.Stderr)
@@ -80,10 +92,12 @@ Exit codes: 1 when a failure was found, 0 when none, 2 on bad input.`,
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
 	addEngineFlag(fl, &f.engine)
+	addSharedFlags(fl, &f)
 	return cmd
 }
 
-// Summary is the summary file of a search.
+// Summary is the summary file of a search: of one process's, or of a
+// shared search's as its bucket has it (the same shape, from newSummary).
 type Summary struct {
 	Spec       string                    `json:"spec"`
 	Seed       uint64                    `json:"seed"`
@@ -100,7 +114,8 @@ type Summary struct {
 	// Boot says whether root universes started from a boot snapshot.
 	Boot string `json:"boot"`
 	// EndedBy is what ended the search: universes, wall or failure
-	// (--stop-on-failure).
+	// (--stop-on-failure); for a shared search, also incomplete (not
+	// every universe of its bound is in a record yet).
 	EndedBy string `json:"ended_by"`
 	// Cancelled counts the universes planned but not counted: stopped by
 	// the wall-time budget or --stop-on-failure (explorer.Result).
@@ -225,6 +240,13 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		printProcess(stdout, &r.Failure)
 		printRootTrap(stdout, r.RootTrap, p)
 	}
+	share, err := joinShared(f, spec, name, &o)
+	if err != nil {
+		return err
+	}
+	if share != nil {
+		defer share.Close()
+	}
 	res, err := explorer.Explore(spec, o)
 	if err != nil {
 		return err
@@ -232,20 +254,18 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if writeErr != nil {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
-	sum := Summary{Spec: name, Seed: f.seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
-		Boot: res.Boot.String(), EndedBy: res.Ended, Engine: res.Engine.String(), Cancelled: res.Cancelled, FirstFailure: res.FirstFailure}
-	for _, r := range res.Failures {
-		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
-	}
-	for _, a := range res.Assertions {
-		if (a.Kind == "sometimes" || a.Kind == "reachable") && !a.Reached {
-			sum.NeverHit = append(sum.NeverHit, a.Kind+": "+a.Message)
+	sum := newSummary(name, f.seed, res, res.Boot.String(), paths)
+	if share != nil {
+		// The summary is the whole shared search's, as the bucket has
+		// it now; this worker's part is on stdout.
+		merged, err := writeSharedSummary(share, f.out, stdout)
+		if err != nil {
+			return err
 		}
-	}
-	b, _ := json.MarshalIndent(sum, "", "  ")
-	if err := os.WriteFile(filepath.Join(f.out, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
+		printWorker(stdout, share, res)
+		sum.NeverHit = merged.NeverHit
+	} else if err := writeSummary(sum, f.out); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
@@ -262,8 +282,36 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
 	fmt.Fprintln(stdout, endedBy(res))
-	if len(res.Failures) > 0 {
+	if len(res.Failures) > 0 && share == nil {
 		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// newSummary is the summary of a search's result: of one process's, or of
+// a shared search's put together from its bucket (explorer.MergeShared).
+// boot describes how root universes started; paths are the failures'
+// report files by signature.
+func newSummary(name string, seed uint64, res *explorer.Result, boot string, paths map[string]string) Summary {
+	sum := Summary{Spec: name, Seed: seed, Universes: res.Universes, Assertions: res.Assertions,
+		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
+		Boot: boot, EndedBy: res.Ended, Engine: res.Engine.String(), Cancelled: res.Cancelled, FirstFailure: res.FirstFailure}
+	for _, r := range res.Failures {
+		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
+	}
+	for _, a := range res.Assertions {
+		if (a.Kind == "sometimes" || a.Kind == "reachable") && !a.Reached {
+			sum.NeverHit = append(sum.NeverHit, a.Kind+": "+a.Message)
+		}
+	}
+	return sum
+}
+
+// writeSummary writes dir/summary.json.
+func writeSummary(sum Summary, dir string) error {
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
 	}
 	return nil
 }
@@ -331,11 +379,16 @@ func newReplayCmd() *cobra.Command {
 	var engine engineValue
 	var bootCache string
 	cmd := &cobra.Command{
-		Use:   "replay REPORT.json",
+		Use:   "replay REPORT.json | BUCKET-URL/failures/NAME.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := explorer.LoadReport(args[0])
+			local, err := localReport(args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			args[0] = local
+			r, err := explorer.LoadReport(local)
 			if err != nil {
 				return usageErr("%v", err)
 			}

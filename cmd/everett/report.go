@@ -14,9 +14,10 @@ import (
 func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Merge and compare sweep results (the JSON files of everett sweep)",
+		Short: "Merge and compare sweep results (the JSON files of everett sweep), or report a shared search (--shared URL --out DIR)",
 	}
 	cmd.AddCommand(newReportMergeCmd(), newReportCompareCmd())
+	addSharedReport(cmd)
 	return cmd
 }
 

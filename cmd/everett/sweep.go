@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"everett/explorer"
+	"everett/explorer/bucket"
 )
 
 type sweepFlags struct {
@@ -30,6 +31,9 @@ type sweepFlags struct {
 	maxInsns uint64
 	setup    string
 	engine   engineValue
+	shared   string
+	claim    int
+	lease    time.Duration
 }
 
 func newSweepCmd() *cobra.Command {
@@ -48,6 +52,12 @@ report (--html).
 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX). The JSON files of the N
 shards merge with 'everett report merge' into exactly the unsharded result.
 Results are the same with any number of --workers.
+
+With --shared URL the process is one worker of a sweep shared through a
+bucket: it claims shards of the range until none is left; the worker that
+ends last writes the whole sweep's --json, --junit and --html, and
+'everett report --shared URL --out DIR' writes them at any time. A worker
+exits 0 when nothing is left to claim, whatever was found.
 
 Exit codes: 1 when a seed failed, 0 when all passed, 2 on bad input,
 70 for a bug in everett.`,
@@ -70,6 +80,9 @@ Exit codes: 1 when a seed failed, 0 when all passed, 2 on bad input,
 	fl.Uint64Var(&f.maxInsns, "max-insns", 0, "instruction budget per universe (overrides the spec)")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; each shard boots once there)")
 	addEngineFlag(fl, &f.engine)
+	fl.StringVar(&f.shared, "shared", "", "be one worker of the sweep shared through this bucket (s3://, gs://, azblob://, file:///DIR): claim shards of about --claim seeds until none is left (README, \"Many machines\")")
+	fl.IntVar(&f.claim, "claim", 256, "with --shared: seeds per claimed shard (part of the sweep's identity)")
+	fl.DurationVar(&f.lease, "lease", bucket.DefaultLease, "with --shared: a claim not renewed for this long is taken over by another worker (part of the sweep's identity)")
 	return cmd
 }
 
@@ -164,7 +177,15 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  reproduce with: %s\n", so.Report.Replay)
 		return p, nil
 	}
-	sf, err := explorer.RunSweep(spec, o)
+	var sf *explorer.SweepFile
+	if f.shared != "" {
+		sf, err = runSharedSweep(spec, name, f, o, stdout)
+		if sf == nil && err == nil {
+			return nil // this worker's part is in the bucket
+		}
+	} else {
+		sf, err = explorer.RunSweep(spec, o)
+	}
 	if err != nil {
 		var sp *explorer.SeedPanic
 		if errors.As(err, &sp) {
@@ -177,7 +198,7 @@ func runSweep(args []string, f sweepFlags, stdout, stderr io.Writer) error {
 	if err := writeSweepOutputs(stdout, sf, f.json, f.junit, f.html); err != nil {
 		return err
 	}
-	if sf.Totals.Failed > 0 {
+	if sf.Totals.Failed > 0 && f.shared == "" {
 		return &exitError{code: 1}
 	}
 	return nil

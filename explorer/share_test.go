@@ -1,0 +1,173 @@
+package explorer
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// memShare is a shared search held in memory: ranges of size claim handed
+// out in order, records kept.
+type memShare struct {
+	n, claim, next int
+	recs           []*BatchRecord
+	pull           []*BatchRecord
+}
+
+func (m *memShare) Claim(stop <-chan struct{}) (int, int, bool, error) {
+	if m.next >= m.n {
+		return 0, 0, false, nil
+	}
+	base := m.next
+	m.next = min(m.n, base+m.claim)
+	return base, m.next, true, nil
+}
+
+func (m *memShare) Finish(r *BatchRecord) (bool, error) {
+	m.recs = append(m.recs, r)
+	return true, nil
+}
+
+func (m *memShare) Pull() ([]*BatchRecord, error) {
+	p := m.pull
+	m.pull = nil
+	return p, nil
+}
+
+func raceSpec(t *testing.T) *Spec {
+	t.Helper()
+	root := repoRoot(t)
+	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/race")).CombinedOutput(); err != nil {
+		t.Fatalf("building the race example: %v\n%s", err, out)
+	}
+	s, err := ELFSpec(filepath.Join(root, "build/examples/race.elf"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestASharedSearchRecordsEveryUniverseOfItsClaimsAndMergesToItsCounts(t *testing.T) {
+	s := raceSpec(t)
+	sh := &memShare{n: 40, claim: 16}
+	res, err := Explore(s, Options{Seed: 1, Universes: 40, Workers: 2, Share: sh})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Universes != 40 || len(sh.recs) != 3 {
+		t.Fatalf("%d universes in %d records, want 40 in 3", res.Universes, len(sh.recs))
+	}
+	m, err := MergeShared(sh.recs, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Complete || len(m.Twice) > 0 || m.Result.Universes != 40 || m.Result.ICount != res.ICount {
+		t.Fatalf("merged: complete %v, twice %v, %d universes, %d instructions; the search ran %d instructions",
+			m.Complete, m.Twice, m.Result.Universes, m.Result.ICount, res.ICount)
+	}
+	if m.Result.Coverage != res.Coverage || m.Result.Pairs != res.Pairs {
+		t.Fatalf("merged coverage %d edges %d pairs, the search's %d and %d", m.Result.Coverage, m.Result.Pairs, res.Coverage, res.Pairs)
+	}
+	if len(m.Result.Failures) != len(res.Failures) || len(res.Failures) == 0 {
+		t.Fatalf("merged %d failures, the search %d (want the race)", len(m.Result.Failures), len(res.Failures))
+	}
+	if ff := m.Result.FirstFailure; ff == nil || ff.Signature != res.Failures[0].Signature {
+		t.Fatalf("merged first failure %+v, want the race", ff)
+	}
+	last := m.Curve[len(m.Curve)-1]
+	if len(m.Curve) != 3 || last.Universes != 40 || last.Edges != m.Result.Coverage {
+		t.Fatalf("curve %+v: want 3 points ending at 40 universes and %d edges", m.Curve, m.Result.Coverage)
+	}
+	for k := 1; k < len(m.Curve); k++ {
+		if m.Curve[k].Edges < m.Curve[k-1].Edges {
+			t.Fatalf("the coverage curve falls: %+v", m.Curve)
+		}
+	}
+	missing, err := MergeShared(sh.recs[1:], 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing.Complete || len(missing.Missing) != 16 || missing.Missing[0] != 0 {
+		t.Fatalf("without the first record: complete %v, missing %v", missing.Complete, missing.Missing)
+	}
+}
+
+func TestCorpusEntriesFromAnotherWorkerRebuildAndADamagedOneIsRejected(t *testing.T) {
+	s := raceSpec(t)
+	first := &memShare{n: 24, claim: 8}
+	if _, err := Explore(s, Options{Seed: 1, Universes: 24, Workers: 2, Share: first}); err != nil {
+		t.Fatal(err)
+	}
+	var entries []Entry
+	for _, r := range first.recs {
+		entries = append(entries, r.Entries...)
+	}
+	if len(entries) < 2 {
+		t.Fatalf("%d corpus entries in 24 universes, want some", len(entries))
+	}
+	for _, e := range entries {
+		if _, err := rebuildEntry(s, nil, e); err != nil {
+			t.Fatalf("entry of universe %d at %d ns: %v", e.Universe, e.T, err)
+		}
+	}
+	bad := entries[0]
+	bad.ICount++
+	if _, err := rebuildEntry(s, nil, bad); err == nil {
+		t.Fatal("an entry with the wrong instruction count rebuilt")
+	}
+	// A second worker pulls two, forks every universe from its corpus
+	// (only those two when its first claim is planned): the damaged one
+	// is rejected when first picked and its universes run as roots.
+	rec := &BatchRecord{Base: 1000, End: 1008, Worker: "other", Entries: []Entry{bad, entries[1]}}
+	second := &memShare{n: 8, claim: 8, pull: []*BatchRecord{rec}}
+	s.Search.ForkPercent = 100
+	res, err := Explore(s, Options{Seed: 1, Universes: 8, Workers: 2, Share: second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Universes != 8 || res.Pulled != 2 || res.Rejected != 1 {
+		t.Fatalf("%d universes, pulled %d, rejected %d; want 8, 2 and 1", res.Universes, res.Pulled, res.Rejected)
+	}
+	forked := 0
+	for _, u := range second.recs[0].Universes {
+		if u.Forks > 0 {
+			forked++
+		}
+	}
+	if forked == 0 || forked == 8 {
+		t.Fatalf("%d of 8 universes forked: want those of the good entry only", forked)
+	}
+}
+
+func TestCoverageRecordsRoundTrip(t *testing.T) {
+	edges := make([]uint8, 1000)
+	pairs := make([]uint8, 300)
+	edges[0], edges[7], edges[999] = 1, 4, 128
+	pairs[299] = 2
+	k := &Seen{Edges: make([]uint8, 1000), Pairs: make([]uint8, 300)}
+	k.Edges[7] = 8
+	if err := k.mergeEncoded(encodeCoverage(edges, pairs)); err != nil {
+		t.Fatal(err)
+	}
+	if k.Edges[0] != 1 || k.Edges[7] != 8 || k.Edges[999] != 128 || k.Pairs[299] != 2 || k.edgesUsed != 2 || k.pairsUsed != 1 {
+		t.Fatalf("merged %v %v %v %v, used %d %d", k.Edges[0], k.Edges[7], k.Edges[999], k.Pairs[299], k.edgesUsed, k.pairsUsed)
+	}
+	if err := k.mergeEncoded([]byte("not zlib")); err == nil {
+		t.Fatal("a damaged record merged")
+	}
+}
+
+// FuzzMergeEncodedCoverage: another worker's coverage record, whatever its
+// bytes, merges or is an error, never a panic or a write outside the maps.
+func FuzzMergeEncodedCoverage(f *testing.F) {
+	f.Add(encodeCoverage([]uint8{0, 1, 0, 4}, []uint8{2}))
+	f.Add([]byte{})
+	f.Add([]byte("x"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k := &Seen{Edges: make([]uint8, 64), Pairs: make([]uint8, 16)}
+		_ = k.mergeEncoded(b)
+		if k.edgesUsed > len(k.Edges) || k.pairsUsed > len(k.Pairs) {
+			t.Fatalf("%d edges and %d pairs used of %d and %d", k.edgesUsed, k.pairsUsed, len(k.Edges), len(k.Pairs))
+		}
+	})
+}

@@ -1,0 +1,110 @@
+#!/bin/sh
+# Shared-search benchmark (README, "Many machines"; issue 28):
+#   1. universes/s of the one-node Linux spec (the smoke-test guest of
+#      guest-images/linux, 2 harts; preemptions at communication events, as
+#      by default), UNIVERSES universes (default 32) from seed 1: one
+#      worker process (--workers 1), then two such processes sharing the
+#      search through a file:// bucket. Prints both and the ratio.
+#   2. time to the first failure of the ttas and seqlock examples, from
+#      each of seeds 1..SEEDS (default 5) with --stop-on-failure: the
+#      merged summary's first_failure.seconds (from the search's creation
+#      to the first failing universe's end), one process against two.
+#      Prints the medians.
+#   3. what sharing brings: the Linux spec's distinct edges against time,
+#      for the two processes of 1. sharing their corpus and coverage, and
+#      for two that share only the claims (--shared-isolated). Prints both
+#      curves (seconds:edges, one point per finished claim) and when each
+#      reached the edges both reached.
+# Each process runs one explorer worker, so two processes use two cores:
+# run it on an otherwise idle machine.
+set -eu
+cd "$(dirname "$0")/.."
+EVERETT=bin/everett
+UNIVERSES=${UNIVERSES:-32}
+SEEDS=${SEEDS:-5}
+[ -x "$EVERETT" ] || { echo "bench-shared: run 'make bench'" >&2; exit 2; }
+kernel=$(sh guest-images/linux/build-kernel.sh)
+initrd=$(sh guest-images/linux/build-initramfs.sh)
+disk=$(sh guest-images/linux/build-disk.sh)
+make -s -C guest-images/examples/ttas
+sh guest-images/examples/seqlock/build.sh >/dev/null
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/linux.yaml" <<YAML
+name: linux-1node
+nodes:
+  - name: n0
+    kernel: $kernel
+    initrd: $initrd
+    disk: $disk
+    harts: 2
+YAML
+
+now() { date +%s.%N; }
+
+# shared NAME PROCS ARGS...: runs PROCS worker processes on a new shared
+# search NAME with ARGS and waits for all; their outputs go to $tmp/NAME-*.
+shared() {
+	name=$1 procs=$2
+	shift 2
+	pids=
+	for p in $(seq "$procs"); do
+		"$EVERETT" explore "$@" --workers 1 --claim 4 --lease 1m --shared "file://$tmp/bucket-$name" \
+			--out "$tmp/$name-$p" >"$tmp/$name-$p.out" 2>"$tmp/$name-$p.err" &
+		pids="$pids $!"
+	done
+	for pid in $pids; do
+		wait "$pid" || { echo "bench-shared: a worker of $name failed:" >&2; cat "$tmp/$name"-*.err >&2; exit 1; }
+	done
+}
+
+# rate PROCS: universes/s of the Linux spec with PROCS processes.
+rate() {
+	t0=$(now)
+	shared "linux-$1" "$1" "$tmp/linux.yaml" --seed 1 --universes "$UNIVERSES"
+	awk -v n="$UNIVERSES" -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", n / (b - a) }'
+}
+
+r1=$(rate 1)
+r2=$(rate 2)
+shared linux-isolated 2 "$tmp/linux.yaml" --seed 1 --universes "$UNIVERSES" --shared-isolated
+echo "shared search, one-node Linux, $UNIVERSES universes: 1 process $r1 universes/s, 2 processes $r2 universes/s, ratio $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f", b / a }') (issue 28 asks >= 1.8)"
+
+# first NAME PROCS SPEC-ARGS...: the median over seeds of the seconds to
+# the first failure.
+first() {
+	name=$1 procs=$2
+	shift 2
+	for s in $(seq "$SEEDS"); do
+		shared "$name-$procs-$s" "$procs" "$@" --seed "$s" --stop-on-failure --time 30m
+		"$EVERETT" report --shared "file://$tmp/bucket-$name-$procs-$s" --out "$tmp/$name-$procs-$s-report" >/dev/null || true
+		sed -n 's/.*"seconds": \([0-9.e+-]*\).*/\1/p' "$tmp/$name-$procs-$s-report/summary.json" | tail -n 1
+	done | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "none"; else printf "%.2f", v[int((NR + 1) / 2)] }'
+}
+
+for ex in ttas seqlock; do
+	case $ex in
+	ttas) args="--elf build/examples/ttas.elf --smp 3 --universes 400" ;;
+	seqlock) args="guest-images/examples/seqlock/spec.yaml --universes 400" ;;
+	esac
+	# shellcheck disable=SC2086 # args are words
+	f1=$(first "$ex" 1 $args)
+	# shellcheck disable=SC2086
+	f2=$(first "$ex" 2 $args)
+	echo "shared search, $ex: median seconds to the first failure over seeds 1-$SEEDS: 1 process $f1, 2 processes $f2"
+done
+
+# curve NAME: the search's coverage curve as seconds:edges words.
+curve() {
+	"$EVERETT" report --shared "file://$tmp/bucket-$1" --out "$tmp/$1-report" >/dev/null || true
+	tr -d ' \n' <"$tmp/$1-report/coverage-curve.json" | sed 's/},{/}\n{/g' |
+		sed -n 's/.*"seconds":\([0-9.e+-]*\),"universes":[0-9]*,"edges":\([0-9]*\).*/\1:\2/p' | tr '\n' ' '
+}
+shared_curve=$(curve linux-2)
+isolated_curve=$(curve linux-isolated)
+echo "shared search, one-node Linux, 2 processes sharing corpus and coverage, seconds:edges: $shared_curve"
+echo "shared search, one-node Linux, 2 processes sharing only the claims, seconds:edges: $isolated_curve"
+# when NAME-CURVE EDGES: the first seconds at which the curve has EDGES.
+when() { echo "$1" | tr ' ' '\n' | awk -F: -v e="$2" '$2 >= e { print $1; exit }'; }
+both=$(printf '%s\n%s\n' "${shared_curve##*:}" "${isolated_curve##*:}" | sort -n | head -n 1)
+echo "shared search, one-node Linux: $both edges after $(when "$shared_curve" "$both") s sharing, $(when "$isolated_curve" "$both") s not sharing"
