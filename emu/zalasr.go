@@ -20,7 +20,7 @@ import "everett/isa"
 // lasrPlain maps a Zalasr op to the plain load or store of its width and
 // extension (the loads sign-extend, as lb, lh, lw and ld do).
 var lasrPlain = [...]isa.Op{
-	isa.LB_AQ - isa.LB_AQ: isa.LB, isa.LH_AQ - isa.LB_AQ: isa.LH,
+	0 /* LB_AQ */ : isa.LB, isa.LH_AQ - isa.LB_AQ: isa.LH,
 	isa.LW_AQ - isa.LB_AQ: isa.LW, isa.LD_AQ - isa.LB_AQ: isa.LD,
 	isa.SB_RL - isa.LB_AQ: isa.SB, isa.SH_RL - isa.LB_AQ: isa.SH,
 	isa.SW_RL - isa.LB_AQ: isa.SW, isa.SD_RL - isa.LB_AQ: isa.SD,
