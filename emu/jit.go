@@ -25,6 +25,13 @@ import (
 // registers, the coverage map and RAM pages its soft TLBs already grant, so
 // at every exit the hart's state is the interpreter's.
 
+// jitOpMutant, when set (by tests only), is asked which operation to
+// translate for each register-register ALU op (its kind, unless the test
+// mutates it) and whether its destination lives in a host register: a
+// test of the tests makes the JIT deliberately wrong with it, to prove the
+// engine comparisons catch a wrong case of the lowering.
+var jitOpMutant func(o *op, rdCached bool) isa.Op
+
 // Exit reasons, in jitState.reason.
 const (
 	jitExitBoundary = 1 // stopped before the block at pc

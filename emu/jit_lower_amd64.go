@@ -799,6 +799,9 @@ func (l *lowering) op(o *op, i int) bool {
 		l.setX(o.rd, rax)
 	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
 		op := regALU[o.kind]
+		if jitOpMutant != nil {
+			op = regALU[jitOpMutant(o, l.host[o.rd] != 0)]
+		}
 		if o.rd == o.rs1 && o.rs2 != o.rd {
 			if h := l.host[o.rd]; h != 0 {
 				l.aluX(op, h, o.rs2)

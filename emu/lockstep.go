@@ -40,7 +40,8 @@ const maxDiffs = 16
 // same inputs with build, runs one under the interpreter and one under the
 // JIT side by side, and compares their state hashes every `every`
 // instructions until both stop or reach limit (0: no limit). It returns the
-// stop reason and nil, or the first divergence. Any divergence is a bug in
+// stop reason and host-code count (Compared) and nil, or the first
+// divergence. Any divergence is a bug in
 // the JIT (the interpreter is the reference, side A).
 //
 // build is called first for the interpreter's machine, then for the
@@ -48,23 +49,33 @@ const maxDiffs = 16
 // narrowing pass, so it must build the same machine every time (console
 // writers and the like may be fresh each time). The divergence then names
 // the first differing instruction slot (Divergence.Narrowed).
-func CompareEngines(build func() (*Machine, error), every, limit uint64) (StopReason, *Divergence, error) {
+func CompareEngines(build func() (*Machine, error), every, limit uint64) (Compared, *Divergence, error) {
 	a, b, err := buildEngines(build)
 	if err != nil {
-		return StopNone, nil, err
+		return Compared{}, nil, err
 	}
 	if every == 0 {
 		every = defaultEvery
 	}
 	r, d, at := compareRuns(a, b, every, limit, lockstepCorrupt)
+	c := Compared{Reason: r, HostInsns: b.JITStats().Insns}
 	if d == nil {
-		return r, nil, nil
+		return c, nil, nil
 	}
 	d.Sides = [2]string{EngineInterp.String(), EngineJIT.String()}
 	if err := narrow(build, every, d.LastEqual, at, d); err != nil {
-		return r, d, err
+		return c, d, err
 	}
-	return r, d, nil
+	return c, d, nil
+}
+
+// Compared is what CompareEngines ran: why the machines stopped, and how
+// many instructions the JIT's machine ran as host code. A comparison in
+// which no host code ran compared the interpreter with itself, so tests
+// of the JIT assert HostInsns > 0.
+type Compared struct {
+	Reason    StopReason
+	HostInsns uint64
 }
 
 // buildEngines builds the interpreter's machine and the JIT's.

@@ -106,8 +106,8 @@ func TestTheEnginesAgreeOnAnSMPCountingLoop(t *testing.T) {
 	if d != nil {
 		t.Fatal(d)
 	}
-	if r != StopLimit {
-		t.Fatalf("stopped with %v, want the limit", r)
+	if r.Reason != StopLimit || r.HostInsns == 0 {
+		t.Fatalf("stopped with %v after %d instructions as host code, want the limit and some", r.Reason, r.HostInsns)
 	}
 }
 
@@ -217,11 +217,19 @@ func TestTheEnginesAgreeOnRandomCodeInEveryPrivilegeMode(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
+	var host uint64
 	for seed := uint64(0); seed < uint64(n); seed++ {
 		build := func() (*Machine, error) { return newRandomCode(seed, 1024) }
-		if _, d, err := CompareEngines(build, 997, 20_000); err != nil || d != nil {
+		r, d, err := CompareEngines(build, 997, 20_000)
+		if err != nil || d != nil {
 			t.Fatalf("seed %d: %v %v", seed, err, d)
 		}
+		host += r.HostInsns
+	}
+	// Random words trap often, so a seed may run little host code; all
+	// of them together must run a good share.
+	if host < uint64(n)*20_000/10 {
+		t.Fatalf("%d of %d instructions ran as host code: the JIT was hardly compared", host, uint64(n)*20_000)
 	}
 }
 
@@ -306,8 +314,8 @@ func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
 			if d != nil {
 				t.Fatalf("%d harts, communication tracking %v: %v", harts, comm, d)
 			}
-			if r != StopLimit {
-				t.Fatalf("stopped with %v, want the limit", r)
+			if r.Reason != StopLimit || r.HostInsns == 0 {
+				t.Fatalf("%d harts, communication tracking %v: stopped with %v after %d instructions as host code, want the limit and some", harts, comm, r.Reason, r.HostInsns)
 			}
 		}
 	}
@@ -407,8 +415,11 @@ func agreeTo40K(t *testing.T, what string, build func() (*Machine, error)) {
 	if d != nil {
 		t.Fatalf("%s: %v", what, d)
 	}
-	if r != StopLimit {
-		t.Fatalf("%s: stopped with %v, want the limit", what, r)
+	if r.HostInsns == 0 {
+		t.Fatalf("%s: no instruction ran as host code: nothing was compared", what)
+	}
+	if r.Reason != StopLimit {
+		t.Fatalf("%s: stopped with %v, want the limit", what, r.Reason)
 	}
 }
 

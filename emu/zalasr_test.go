@@ -76,8 +76,8 @@ func TestTheEnginesAgreeOnZalasrLoadsAndStores(t *testing.T) {
 	if d != nil {
 		t.Fatal(d)
 	}
-	if r != StopIdle {
-		t.Fatalf("stopped with %v, want every hart waiting", r)
+	if r.Reason != StopIdle || r.HostInsns == 0 {
+		t.Fatalf("stopped with %v after %d instructions as host code, want every hart waiting and some", r.Reason, r.HostInsns)
 	}
 	m := mustBuild(t, build)
 	if err := m.SetEngine(EngineJIT); err != nil {

@@ -72,18 +72,18 @@ func printEngineStats(w io.Writer, e emu.Engine, s emu.JITStats) {
 // hashes every `every` instructions up to limit (0: none): run
 // --check-engines. A divergence is a bug in everett (the interpreter is the
 // reference): exit code 70, naming it.
-func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.StopReason, error) {
-	reason, div, err := emu.CompareEngines(build, every, limit)
+func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.Compared, error) {
+	c, div, err := emu.CompareEngines(build, every, limit)
 	if err != nil {
 		if errors.Is(err, emu.ErrEngine) {
-			return 0, usageErr("--check-engines: %v", err)
+			return c, usageErr("--check-engines: %v", err)
 		}
-		return 0, err
+		return c, err
 	}
 	if div != nil {
-		return 0, &exitError{code: exitInternal, msg: "engine check failed: the jit diverges from the interpreter: " + div.Error()}
+		return c, &exitError{code: exitInternal, msg: "engine check failed: the jit diverges from the interpreter: " + div.Error()}
 	}
-	return reason, nil
+	return c, nil
 }
 
 // addBootCacheFlag adds --boot-cache to a command that replays reports.

@@ -382,7 +382,8 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		// The machine built above runs under the interpreter (with the
 		// console and --trace), a twin under the jit.
 		var out2 bytes.Buffer
-		reason, err = checkEngines(func() (*emu.Machine, error) {
+		var c emu.Compared
+		c, err = checkEngines(func() (*emu.Machine, error) {
 			if twin == nil {
 				twin = m
 				return m, nil
@@ -397,8 +398,14 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "everett: engine check passed: interp and jit agree at every checkpoint (every %d instructions, %d in all)\n",
-			f.checkEvery, m.ICount())
+		reason = c.Reason
+		if c.HostInsns == 0 {
+			// Nothing ran as host code: the interpreter was compared
+			// with itself.
+			return &exitError{code: 1, msg: fmt.Sprintf("engine check inconclusive: the jit ran none of the %d instructions as host code (a longer run, --max-insns, gives it hot code to translate)", m.ICount())}
+		}
+		fmt.Fprintf(stderr, "everett: engine check passed: interp and jit agree at every checkpoint (every %d instructions, %d in all, %d of them as host code)\n",
+			f.checkEvery, m.ICount(), c.HostInsns)
 	case f.checkDet:
 		var out2 bytes.Buffer
 		again, err := buildTwin(in, f, &out2)

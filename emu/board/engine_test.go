@@ -41,7 +41,7 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 	}
 	var outs []*bytes.Buffer
 	var ms []*emu.Machine
-	reason, div, err := emu.CompareEngines(func() (*emu.Machine, error) {
+	c, div, err := emu.CompareEngines(func() (*emu.Machine, error) {
 		out := new(bytes.Buffer)
 		m, err := build(out)
 		outs, ms = append(outs, out), append(ms, m)
@@ -68,6 +68,10 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 		t.Fatalf("console output differs from byte %d (interp %d bytes, jit %d):\ninterp: %q\njit:    %q",
 			i, len(a), len(b), a[i:min(len(a), i+80)], b[i:min(len(b), i+80)])
 	}
+	if c.HostInsns == 0 {
+		t.Fatalf("the jit ran none of %d instructions as host code: the comparison compared the interpreter with itself", ms[1].ICount())
+	}
+	reason := c.Reason
 	r := lockstepRun{out: outs[0].String(), reason: reason, code: ms[0].ExitCode(), jit: ms[1].JITStats(), preempts: ms[0].CommPreemptions(), holds: ms[0].CommHolds()}
 	t.Logf("%v after %d instructions, %d of them in JIT code (%d entries)", reason, ms[1].ICount(), r.jit.Insns, r.jit.Entries)
 	return r
