@@ -2,6 +2,7 @@ package litmus
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -115,20 +116,27 @@ func measure(root string, files []string, model string, runs int, seed uint64, j
 			st.truncated++
 			continue
 		}
-		key := make([]byte, 8*len(res.Locs))
-		for _, s := range res.States {
-			for i, v := range s.Values {
-				for b := range 8 {
-					key[8*i+b] = byte(v >> (8 * b))
-				}
-			}
-			if !reach.States[string(key)] {
-				st.badStates++
-				st.forbiddenShownF = append(st.forbiddenShownF, fmt.Sprintf("%s: state %s", f, res.stateString(s)))
-			}
+		for _, bad := range unreachable(res, reach) {
+			st.badStates++
+			st.forbiddenShownF = append(st.forbiddenShownF, fmt.Sprintf("%s: state %s", f, bad))
 		}
 	}
 	return m
+}
+
+// unreachable lists the states res shows that reach does not allow.
+func unreachable(res *Result, reach *Reach) []string {
+	var bad []string
+	key := make([]byte, 8*len(res.Locs))
+	for _, s := range res.States {
+		for i, v := range s.Values {
+			binary.LittleEndian.PutUint64(key[8*i:], v)
+		}
+		if !reach.States[string(key)] {
+			bad = append(bad, res.stateString(s))
+		}
+	}
+	return bad
 }
 
 // total sums every family.
