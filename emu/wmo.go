@@ -29,10 +29,12 @@ import (
 //     whose predecessor set has reads.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
-// deferred (zalasr.go). Everything else is performed in place after the
+// deferred (zalasr.go). fence.i drains the buffer (the hart's own fetch
+// sees its stores) but leaves deferred loads pending: RVWMO gives it no
+// memory ordering. Everything else is performed in place after the
 // hart settles (every pending load resolved, the buffer drained): AMOs,
 // LR/SC, Zalasr store-releases and loads with rl, CSR accesses,
-// system instructions, fence.i, sfence.vma, floating-point loads and
+// system instructions, sfence.vma, floating-point loads and
 // stores, MMIO, accesses that cross a page or trap, and traps themselves.
 // Under sc none of this exists: the hooks are one nil test per block
 // (runSlice) and per trap (takeTrap).
@@ -237,6 +239,12 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			}
 		case isa.FENCE:
 			h.wmoFence(o.raw)
+		case isa.FENCE_I:
+			// RVWMO gives fence.i no memory ordering; the hart's own
+			// instruction fetch must see its earlier stores, so they
+			// drain (in order), but deferred loads stay pending.
+			h.wmoDrainAll()
+			return h.exec(b, vpc, i, i+1)
 		default:
 			if wmoPlain(o.kind) {
 				// Registers only (or a control transfer, always the
