@@ -29,12 +29,14 @@ import (
 //     whose predecessor set has reads.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
-// deferred (zalasr.go). fence.i drains the buffer (the hart's own fetch
-// sees its stores) but leaves deferred loads pending: RVWMO gives it no
-// memory ordering. Everything else is performed in place after the
-// hart settles (every pending load resolved, the buffer drained): AMOs,
-// LR/SC, Zalasr store-releases and loads with rl, CSR accesses,
-// system instructions, sfence.vma, floating-point loads and
+// deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
+// buffer behind a barrier mark, after every earlier load resolved, and a
+// later acquire drains it first. fence.i drains the buffer (the hart's
+// own fetch sees its stores) but leaves deferred loads pending: RVWMO
+// gives it no memory ordering. Everything else is performed in place
+// after the hart settles (every pending load resolved, the buffer
+// drained): AMOs, LR/SC, Zalasr loads with rl and stores with aq, CSR
+// accesses, system instructions, sfence.vma, floating-point loads and
 // stores, MMIO, accesses that cross a page or trap, and traps themselves.
 // Under sc none of this exists: the hooks are one nil test per block
 // (runSlice) and per trap (takeTrap).
@@ -83,7 +85,13 @@ type wmoStore struct {
 	pa   uint64
 	v    uint64
 	size uint8
+	rel  bool   // a Zalasr store-release: an acquire drains it first (rule 7)
 	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
+	// wait: registers of deferred loads a control dependency (rule 11)
+	// orders before this store. It may not drain before they resolve, but
+	// the hart's own loads read it at once (a store performed late but
+	// forwarded early: the rfi shapes).
+	wait uint64
 }
 
 // wmoLoad is one deferred load.
@@ -103,8 +111,9 @@ type hartWMO struct {
 	pend uint64 // bit r: x[r] waits for a deferred load
 	// ctrl: pending registers a branch read whose two targets are the same
 	// instruction. The branch needs no value to go on, so later loads may
-	// pass those loads, but a later store may not (a control dependency,
-	// rule 11 of preserved program order): stores resolve them first.
+	// pass those loads, but a later store may not become visible before
+	// them (a control dependency, rule 11 of preserved program order): a
+	// store buffered meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
 	gen  uint32
 }
@@ -237,6 +246,8 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			if o.raw>>25&1 == 0 {
 				r = h.wmoLoadAcquire(vpc, o, i) // zalasr.go
 			}
+		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
+			r = h.wmoStoreRelease(vpc, o, i) // zalasr.go
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
@@ -385,6 +396,13 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
+	h.wmoBuffer(pa, size, h.x[o.rs2], false)
+	return wmoDone
+}
+
+// wmoBuffer puts a store in the buffer, waiting for the deferred loads
+// that control dependencies order before it.
+func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
 	w := h.w
 	if w.ctrl != 0 {
 		h.wmoResolveRegs(w.ctrl)
@@ -393,9 +411,8 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	if w.ns == wmoStores {
 		h.wmoDrainOne()
 	}
-	w.st[w.ns] = wmoStore{pa: pa, v: h.x[o.rs2], size: uint8(size), gen: w.gen}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, wait: 0}
 	w.ns++
-	return wmoDone
 }
 
 // wmoFence applies a fence's predecessor and successor sets (Unprivileged
@@ -470,6 +487,9 @@ func (h *Hart) wmoResolve(i int) {
 	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size)))
 	w.pend &^= regBit(l.rd)
 	w.ctrl &^= regBit(l.rd)
+	for k := 0; k < w.ns; k++ {
+		w.st[k].wait &^= regBit(l.rd)
+	}
 	copy(w.ld[i:w.nl], w.ld[i+1:w.nl])
 	w.nl--
 }
@@ -496,15 +516,16 @@ func (h *Hart) wmoRead(pa uint64, size int) uint64 {
 }
 
 // wmoDrainOne drains one buffered store, drawn among those that may go
-// first: no older entry overlaps it or belongs to an earlier generation.
-// The oldest entry may always go.
+// first: no older entry overlaps it or belongs to an earlier generation,
+// and it waits for no load. The oldest entry may always go (after the
+// loads it waits for resolve).
 func (h *Hart) wmoDrainOne() {
 	w := h.w
 	var ok [wmoStores]int
 	n := 0
 	for j := 0; j < w.ns; j++ {
 		s := &w.st[j]
-		free := s.gen == w.st[0].gen
+		free := s.gen == w.st[0].gen && s.wait == 0
 		for k := 0; k < j && free; k++ {
 			free = !overlaps(w.st[k].pa, int(w.st[k].size), s.pa, int(s.size))
 		}
@@ -513,8 +534,11 @@ func (h *Hart) wmoDrainOne() {
 			n++
 		}
 	}
-	j := 0
-	if n > 1 {
+	j := 0 // none may go: the oldest, after the loads it waits for
+	switch {
+	case n == 1:
+		j = ok[0]
+	case n > 1:
 		j = ok[h.m.wmo.rng.Uint64()%uint64(n)]
 	}
 	h.wmoDrain(j)
@@ -526,9 +550,13 @@ func (h *Hart) wmoDrainAll() {
 	}
 }
 
-// wmoDrain writes buffer entry j to memory and removes it.
+// wmoDrain writes buffer entry j to memory and removes it, after the
+// loads it waits for resolve.
 func (h *Hart) wmoDrain(j int) {
 	w := h.w
+	if w.st[j].wait != 0 {
+		h.wmoResolveRegs(w.st[j].wait)
+	}
 	s := w.st[j]
 	copy(w.st[j:w.ns], w.st[j+1:w.ns])
 	w.ns--
@@ -596,7 +624,9 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U64(s.pa)
 			e.U64(s.v)
 			e.U8(s.size)
+			e.Bool(s.rel)
 			e.U32(s.gen)
+			e.U64(s.wait)
 		}
 		e.U8(uint8(hs.nl))
 		for _, l := range hs.ld[:hs.nl] {
@@ -632,7 +662,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), gen: d.U32()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), wait: d.U64()}
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
@@ -654,6 +684,11 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		}
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()
+		for k := 0; k < hs.ns; k++ {
+			if hs.st[k].wait&^hs.pend != 0 {
+				d.Fail("hart %d: store-buffer entry %d waits for no deferred load", i, k)
+			}
+		}
 		if hs.ctrl&^hs.pend != 0 || (hs.ns > 0 && hs.st[hs.ns-1].gen > hs.gen) {
 			d.Fail("hart %d: rvwmo state", i)
 		}
