@@ -20,13 +20,18 @@ import (
 //     overlapping entries out of order and never across a barrier mark
 //     (fence w,w). Drained stores are visible to every hart at once, so
 //     the global memory order is multi-copy atomic. A hart's loads read
-//     its own buffer first (byte by byte, youngest entry first).
+//     its own buffer first (byte by byte, youngest entry first). A store
+//     after a control dependency on a deferred load (a branch whose two
+//     targets are the next instruction) waits in the buffer until that
+//     load resolves, though its own hart reads it at once: forwarded
+//     early, visible late (the rfi shapes).
 //   - deferred loads: a plain load from RAM may leave its destination
 //     register pending; the value is read when the load resolves, at a
 //     drawn later step, or first when a later instruction names the
-//     register (address, data and control dependencies stay ordered for
-//     free), when a later access overlaps it (coherence), or at a fence
-//     whose predecessor set has reads.
+//     register (address and data dependencies, and control dependencies
+//     through a branch with two targets, stay ordered for free), when a
+//     later access overlaps it (coherence), or at a fence whose
+//     predecessor set has reads.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
@@ -211,7 +216,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		o := &b.ops[i]
 		// A drawn step: one store may drain and one load may resolve.
 		if w.ns > 0 && mw.chance(mw.drainPct) {
-			h.wmoDrainOne()
+			h.wmoDrainOne(false)
 		}
 		if w.nl > 0 && mw.chance(mw.resolvePct) {
 			h.wmoResolve(int(mw.rng.Uint64() % uint64(w.nl)))
@@ -404,14 +409,11 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 // that control dependencies order before it.
 func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
 	w := h.w
-	if w.ctrl != 0 {
-		h.wmoResolveRegs(w.ctrl)
-	}
 	h.wmoResolveOverlap(pa, size) // CoRW: an earlier load reads before a later store
 	if w.ns == wmoStores {
-		h.wmoDrainOne()
+		h.wmoDrainOne(true)
 	}
-	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, wait: 0}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, wait: w.ctrl & w.pend}
 	w.ns++
 }
 
@@ -517,9 +519,10 @@ func (h *Hart) wmoRead(pa uint64, size int) uint64 {
 
 // wmoDrainOne drains one buffered store, drawn among those that may go
 // first: no older entry overlaps it or belongs to an earlier generation,
-// and it waits for no load. The oldest entry may always go (after the
-// loads it waits for resolve).
-func (h *Hart) wmoDrainOne() {
+// and it waits for no load. When none may, it drains nothing, unless
+// forced (the buffer is full): then the oldest goes, after the loads it
+// waits for resolve.
+func (h *Hart) wmoDrainOne(force bool) {
 	w := h.w
 	var ok [wmoStores]int
 	n := 0
@@ -533,6 +536,9 @@ func (h *Hart) wmoDrainOne() {
 			ok[n] = j
 			n++
 		}
+	}
+	if n == 0 && !force {
+		return
 	}
 	j := 0 // none may go: the oldest, after the loads it waits for
 	switch {

@@ -169,7 +169,7 @@ func TestTheStoreBufferKeepsCoherenceAndFenceMarks(t *testing.T) {
 			for _, s := range w.st[:w.ns] {
 				before[s.pa<<8|s.v] = true
 			}
-			h.wmoDrainOne()
+			h.wmoDrainOne(true)
 			for _, s := range w.st[:w.ns] {
 				delete(before, s.pa<<8|s.v)
 			}
@@ -295,4 +295,115 @@ func TestRandomCodeUnderRVWMONeverCrashesTheHost(t *testing.T) {
 		}
 	}
 	t.Logf("%d accesses pending at the snapshots", pending)
+}
+
+// wmoCtrlProgram: each hart loads the other's word, branches on it to the
+// next instruction (a control dependency), stores its count (a store that
+// waits for the load), re-reads it (forwarded at once), counts in s1 the
+// re-reads that missed it (never), then a store-release and a
+// load-acquire.
+var wmoCtrlProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4",         // t3 = 0x8001_0000
+	"add a3,t3,t1",         // 80000020: own word
+	"add a4,t3,t2",         // the other's
+	"addi a6,a3,8",         // own release word (registers start at 0)
+	"addi a7,a4,8",         // the other's
+	"addi a0,a0,1",         // 80000030: loop
+	"lw a1,0(a4)",          // 80000034
+	"bne a1,zero,8000003c", // to the next instruction either way
+	"sw a0,0(a3)",          // 8000003c
+	"lw a2,0(a3)",          // 80000040
+	"beq a2,a0,8000004c",
+	"addi s1,s1,1",
+	"sw.rl a0,(a6)", // 8000004c
+	"lw.aq a5,(a7)", // 80000050
+	"j 80000030",
+}
+
+// A store after a control dependency waits in the buffer for the load it
+// depends on, and a store-release waits there flagged: both are state that
+// a snapshot carries and the state hash covers, and a run continues
+// exactly from a snapshot taken while they wait. The hart still reads its
+// own store at once.
+func TestWaitingStoresAndReleasesAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoCtrlProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	waiting := func(m *Machine) (wait, rel bool) {
+		for _, h := range m.harts {
+			for _, s := range h.w.st[:h.w.ns] {
+				wait = wait || s.wait != 0
+				rel = rel || s.rel
+			}
+		}
+		return
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			if w, _ := waiting(b); w {
+				break
+			}
+		}
+		if w, _ := waiting(b); !w {
+			continue // this seed defers too little
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			for k := range hh.w.st[:hh.w.ns] {
+				hh.w.st[k].wait = 0
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover a store's wait mask", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if hh.w.nl > 0 {
+				hh.wmoResolveAll()
+			}
+			if s1 := hh.X(9); s1 != 0 {
+				t.Errorf("seed %d hart %d: %d re-reads missed the own store", seed, hh.ID, s1)
+			}
+		}
+		sawRel := false
+		for at := uint64(200); at < 5000 && !sawRel; at += 3 {
+			a.Run(a.ICount() + 3)
+			_, sawRel = waiting(a)
+		}
+		if !sawRel {
+			t.Errorf("seed %d: no store-release ever waited in the buffer", seed)
+		}
+		return
+	}
+	t.Fatal("no seed of 20 had a store waiting for a load")
 }
