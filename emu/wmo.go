@@ -36,9 +36,11 @@ import (
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
 // buffer behind a barrier mark, after every earlier load resolved, and a
-// later acquire drains it first. fence.i drains the buffer (the hart's
-// own fetch sees its stores) but leaves deferred loads pending: RVWMO
-// gives it no memory ordering. Everything else is performed in place
+// later acquire drains it first. fence.i orders no memory access (RVWMO
+// gives it none): it drains the buffer only if a buffered store is to a
+// page with decoded code, and a fetch that misses the jump cache drains
+// it if a buffered store is to the fetched page, so the hart's own fetch
+// sees its stores. Everything else is performed in place
 // after the hart settles (every pending load resolved, the buffer
 // drained): AMOs, LR/SC, Zalasr loads with rl and stores with aq, CSR
 // accesses, system instructions, sfence.vma, floating-point loads and
@@ -256,10 +258,14 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
-			// RVWMO gives fence.i no memory ordering; the hart's own
-			// instruction fetch must see its earlier stores, so they
-			// drain (in order), but deferred loads stay pending.
-			h.wmoDrainAll()
+			// RVWMO gives fence.i no memory ordering: deferred loads
+			// stay pending, and buffered stores stay unless one is to a
+			// page with decoded code, whose blocks the hart's fetch might
+			// still find (then all drain, in order; wmoFetch covers
+			// pages decoded later).
+			if h.wmoToCode() {
+				h.wmoDrainAll()
+			}
 			return h.exec(b, vpc, i, i+1)
 		default:
 			if wmoPlain(o.kind) {
@@ -441,6 +447,32 @@ func (h *Hart) wmoFence(raw uint32) {
 		h.wmoDrainAll()
 	case pw && sw:
 		h.w.gen++
+	}
+}
+
+// wmoToCode reports whether a buffered store is to a RAM page with
+// decoded code.
+func (h *Hart) wmoToCode() bool {
+	w := h.w
+	for k := 0; k < w.ns; k++ {
+		if h.m.codePage((w.st[k].pa-h.ram.Base)>>pageShift) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wmoFetch drains the buffer, in order, if a buffered store is to the page
+// of pa, which the hart is about to fetch from (and perhaps decode): a
+// hart's instruction fetch sees its own stores at the latest after a
+// fence.i, and seeing them earlier is allowed.
+func (h *Hart) wmoFetch(pa uint64) {
+	w := h.w
+	for k := 0; k < w.ns; k++ {
+		if w.st[k].pa>>pageShift == pa>>pageShift {
+			h.wmoDrainAll()
+			return
+		}
 	}
 }
 

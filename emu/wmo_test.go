@@ -407,3 +407,66 @@ func TestWaitingStoresAndReleasesAreInSnapshotsAndHashes(t *testing.T) {
 	}
 	t.Fatal("no seed of 20 had a store waiting for a load")
 }
+
+// wmoSMCProgram calls a function at 0x80002000 (which returns 1 in a0),
+// keeps the result in s2, then writes "addi a0,zero,42; ret" over it, with
+// fence.i, and calls it again (result in s3), then writes "addi
+// a0,zero,7; ret" to a page never run before, with fence.i, and calls
+// that: the hart's fetch must see its own stores, buffered or not.
+var wmoSMCProgram = []string{
+	"addi t0,zero,1", // 80000000
+	"slli t0,t0,31",
+	"lui t3,0x2",
+	"add t0,t0,t3",  // t0 = 0x8000_2000
+	"jalr ra,0(t0)", // 80000010
+	"addi s2,a0,0",
+	"lui t1,0x2a00",
+	"addi t1,t1,0x513", // addi a0,zero,42
+	"sw t1,0(t0)",      // 80000020
+	"lui t2,0x8",
+	"addi t2,t2,0x67", // ret
+	"sw t2,4(t0)",
+	"fence.i", // 80000030
+	"jalr ra,0(t0)",
+	"addi s3,a0,0",
+	"lui t3,0x1",   // 80000040
+	"add t0,t0,t3", // t0 = 0x8000_3000, a page never run
+	"lui t1,0x700",
+	"addi t1,t1,0x513", // addi a0,zero,7
+	"sw t1,0(t0)",      // 80000050
+	"sw t2,4(t0)",
+	"fence.i",
+	"jalr ra,0(t0)",
+	"j 80000060", // 80000060
+}
+
+// Under rvwmo, fence.i orders no data access, yet a hart's fetch after it
+// sees its own earlier stores, whether they are to a page with decoded
+// code (the second call: fence.i drains them) or not (the third: the
+// fetch does).
+func TestAHartExecutesTheCodeItWroteUnderRVWMO(t *testing.T) {
+	for seed := uint64(0); seed <= 30; seed++ {
+		model := ModelRVWMO
+		if seed == 0 {
+			model = ModelSC // the program itself is right
+		}
+		m := mustBuild(t, programBuild(t, wmoSMCProgram, 1, 97, func(m *Machine) {
+			m.cfg.Seed = seed
+			old := []byte{0x13, 0x05, 0x10, 0x00, 0x67, 0x80, 0x00, 0x00} // addi a0,zero,1; ret
+			if err := m.WritePhys(DefaultRAMBase+0x2000, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.SetMemoryModel(model); err != nil {
+				t.Fatal(err)
+			}
+		}))
+		m.Run(200)
+		h := m.harts[0]
+		if h.w != nil {
+			h.wmoSettle()
+		}
+		if h.X(18) != 1 || h.X(19) != 42 || h.X(10) != 7 {
+			t.Fatalf("seed %d: the calls returned %d, %d and %d, want 1, 42 and 7", seed, h.X(18), h.X(19), h.X(10))
+		}
+	}
+}
