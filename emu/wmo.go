@@ -35,8 +35,8 @@ import (
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
-// buffer behind a barrier mark, after every earlier load resolved, and a
-// later acquire drains it first. fence.i orders no memory access (RVWMO
+// buffer, after every earlier load resolved, and drains only as the
+// oldest entry; a later acquire drains it first. fence.i orders no memory access (RVWMO
 // gives it none): it drains the buffer only if a buffered store is to a
 // page with decoded code, and a fetch that misses the jump cache drains
 // it if a buffered store is to the fetched page, so the hart's own fetch
@@ -92,7 +92,7 @@ type wmoStore struct {
 	pa   uint64
 	v    uint64
 	size uint8
-	rel  bool   // a Zalasr store-release: an acquire drains it first (rule 7)
+	rel  bool   // a Zalasr store-release: drains only as the oldest entry (rule 6); an acquire drains it first (rule 7)
 	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
 	// wait: registers of deferred loads a control dependency (rule 11)
 	// orders before this store. It may not drain before they resolve, but
@@ -551,7 +551,7 @@ func (h *Hart) wmoRead(pa uint64, size int) uint64 {
 
 // wmoDrainOne drains one buffered store, drawn among those that may go
 // first: no older entry overlaps it or belongs to an earlier generation,
-// and it waits for no load. When none may, it drains nothing, unless
+// it waits for no load, and if it is a store-release, it is the oldest. When none may, it drains nothing, unless
 // forced (the buffer is full): then the oldest goes, after the loads it
 // waits for resolve.
 func (h *Hart) wmoDrainOne(force bool) {
@@ -560,7 +560,7 @@ func (h *Hart) wmoDrainOne(force bool) {
 	n := 0
 	for j := 0; j < w.ns; j++ {
 		s := &w.st[j]
-		free := s.gen == w.st[0].gen && s.wait == 0
+		free := s.gen == w.st[0].gen && s.wait == 0 && (!s.rel || j == 0)
 		for k := 0; k < j && free; k++ {
 			free = !overlaps(w.st[k].pa, int(w.st[k].size), s.pa, int(s.size))
 		}

@@ -12,9 +12,9 @@ import "everett/isa"
 // load-acquire without rl is performed when it executes, never deferred,
 // so that every later access comes after it, after draining every
 // buffered store-release (rule 7); a store-release without aq resolves
-// every earlier load and waits in the store buffer behind a barrier mark,
-// so every earlier store drains first, while later plain loads and
-// stores may pass it; a load with rl and a store with aq settle the hart
+// every earlier load and waits in the store buffer, draining only as its
+// oldest entry, so every earlier store drains first, while later plain
+// loads and stores may pass it; a load with rl and a store with aq settle the hart
 // first and are performed in place (stronger than the instruction asks,
 // never weaker). The JIT does not translate
 // them: a block is translated up to its first Zalasr op, and the
@@ -110,9 +110,10 @@ func (h *Hart) wmoDrainReleases() {
 }
 
 // wmoStoreRelease issues a Zalasr store-release (without aq) under rvwmo:
-// every earlier load resolves and every earlier store drains before it
-// (rule 6: a new barrier generation), but it waits in the buffer like a
-// plain store, so later loads and stores may pass it, as RVWMO allows;
+// every earlier load resolves now and every earlier store drains before
+// it (rule 6: a release entry drains only as the oldest), but it waits in
+// the buffer like a plain store, so later loads and stores may pass it,
+// as RVWMO allows;
 // only a later acquire drains it first (wmoDrainReleases). A misaligned
 // address, one with aq, or an access the model does not buffer goes the
 // slow way (settled, in place).
@@ -126,7 +127,6 @@ func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
 		return r
 	}
 	h.wmoResolveAll()
-	h.w.gen++
 	h.wmoBuffer(pa, size, h.x[o.rs2], true)
 	return wmoDone
 }
