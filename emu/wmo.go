@@ -133,6 +133,32 @@ type machineWMO struct {
 	// deferred, and per executed instruction that one buffered store
 	// drains and that one deferred load resolves.
 	deferPct, drainPct, resolvePct uint64
+	// Biases, drawn when the stream is seeded (wmoAny, wmoOldest or
+	// wmoYoungest): which of the stores that may drain drains, and which
+	// deferred load a drawn step resolves. Runs that always pick the
+	// youngest keep the oldest access pending for long, which the rare
+	// allowed outcomes of the litmus suite need.
+	drainBias, resolveBias uint64
+}
+
+// Biases of a run's choices among pending accesses.
+const (
+	wmoAny      = iota // drawn uniformly
+	wmoOldest          // the oldest (program order)
+	wmoYoungest        // the youngest
+	wmoBiases
+)
+
+// pick picks one of n candidates (oldest first) as bias says, drawing
+// from the stream only for wmoAny.
+func (w *machineWMO) pick(bias uint64, n int) int {
+	switch bias {
+	case wmoOldest:
+		return 0
+	case wmoYoungest:
+		return n - 1
+	}
+	return int(w.rng.Uint64() % uint64(n))
 }
 
 // Rates a seed may draw: varied so that some runs keep accesses pending for
@@ -152,6 +178,8 @@ func (w *machineWMO) seed(seed uint64) {
 	w.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
 	w.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
 	w.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
+	w.drainBias = w.rng.Uint64() % wmoBiases
+	w.resolveBias = w.rng.Uint64() % wmoBiases
 }
 
 func (w *machineWMO) chance(pct uint64) bool { return w.rng.Uint64()%100 < pct }
@@ -221,7 +249,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			h.wmoDrainOne(false)
 		}
 		if w.nl > 0 && mw.chance(mw.resolvePct) {
-			h.wmoResolve(int(mw.rng.Uint64() % uint64(w.nl)))
+			h.wmoResolve(mw.pick(mw.resolveBias, w.nl))
 		}
 		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
 			if isBranch(o.kind) && o.imm == int64(o.len) {
@@ -577,7 +605,7 @@ func (h *Hart) wmoDrainOne(force bool) {
 	case n == 1:
 		j = ok[0]
 	case n > 1:
-		j = ok[h.m.wmo.rng.Uint64()%uint64(n)]
+		j = ok[h.m.wmo.pick(h.m.wmo.drainBias, n)]
 	}
 	h.wmoDrain(j)
 }
@@ -655,6 +683,8 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 	e.U64(w.deferPct)
 	e.U64(w.drainPct)
 	e.U64(w.resolvePct)
+	e.U64(w.drainBias)
+	e.U64(w.resolveBias)
 	for _, h := range m.harts {
 		hs := h.w
 		e.U8(uint8(hs.ns))
@@ -688,8 +718,9 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		return err
 	}
 	w.deferPct, w.drainPct, w.resolvePct = d.U64(), d.U64(), d.U64()
-	if w.deferPct > 100 || w.drainPct > 100 || w.resolvePct > 100 {
-		d.Fail("rvwmo rates %d %d %d", w.deferPct, w.drainPct, w.resolvePct)
+	w.drainBias, w.resolveBias = d.U64(), d.U64()
+	if w.deferPct > 100 || w.drainPct > 100 || w.resolvePct > 100 || w.drainBias >= wmoBiases || w.resolveBias >= wmoBiases {
+		d.Fail("rvwmo rates %d %d %d, biases %d %d", w.deferPct, w.drainPct, w.resolvePct, w.drainBias, w.resolveBias)
 	}
 	states := make([]*hartWMO, len(m.harts))
 	for i := range m.harts {
