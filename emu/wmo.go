@@ -116,11 +116,12 @@ type hartWMO struct {
 	ld   [wmoLoads]wmoLoad
 	nl   int
 	pend uint64 // bit r: x[r] waits for a deferred load
-	// ctrl: pending registers a branch read whose two targets are the same
-	// instruction. The branch needs no value to go on, so later loads may
-	// pass those loads, but a later store may not become visible before
-	// them (a control dependency, rule 11 of preserved program order): a
-	// store buffered meanwhile waits for them (wmoStore.wait).
+	// ctrl: pending registers that a later store may not become visible
+	// before, though later loads may pass them: those a branch whose two
+	// targets are the same instruction read (the branch needs no value to
+	// go on; a control dependency, rule 11 of preserved program order),
+	// and those of loads before a fence r,w (rule 4). A store buffered
+	// meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
 	gen  uint32
 }
@@ -467,8 +468,12 @@ func (h *Hart) wmoFence(raw uint32) {
 	case fm != 0:
 		h.wmoSettle() // reserved: as strong as can be
 		return
-	case pr && (sr || sw):
+	case pr && sr:
 		h.wmoResolveAll()
+	case pr && sw:
+		// Earlier loads before later stores only: the loads stay
+		// pending, and every later store waits for them.
+		h.w.ctrl |= h.w.pend
 	}
 	switch {
 	case pw && sr:

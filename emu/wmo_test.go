@@ -227,21 +227,23 @@ func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 }
 
 // Fences (Unprivileged ISA §2.7): what each predecessor/successor set
-// leaves pending.
+// leaves pending, and whether pending loads then hold back later stores
+// (a fence r,w orders earlier loads only before later stores).
 func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
 	for _, c := range []struct {
 		fence         string
 		raw           uint32
 		loads, stores bool // left pending
 		gen           bool // a barrier mark
+		held          bool // the pending loads hold back later stores
 	}{
-		{"fence rw,rw", 0x0330000f, false, false, false},
-		{"fence r,r", 0x0220000f, false, true, false},
-		{"fence w,w", 0x0110000f, true, true, true},
-		{"fence w,r", 0x0120000f, true, false, false},
-		{"fence r,w", 0x0210000f, false, true, false},
-		{"fence.tso", 0x8330000f, false, true, true},
-		{"fence iorw,ow", 0x0f50000f, false, true, true},
+		{"fence rw,rw", 0x0330000f, false, false, false, false},
+		{"fence r,r", 0x0220000f, false, true, false, false},
+		{"fence w,w", 0x0110000f, true, true, true, false},
+		{"fence w,r", 0x0120000f, true, false, false, false},
+		{"fence r,w", 0x0210000f, true, true, false, true},
+		{"fence.tso", 0x8330000f, false, true, true, false},
+		{"fence iorw,ow", 0x0f50000f, true, true, true, true},
 	} {
 		h := rvwmoHart(t, 1)
 		w := h.w
@@ -250,9 +252,10 @@ func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
 		w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
 		w.nl, w.pend = 1, regBit(5)
 		h.wmoFence(c.raw)
-		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen {
-			t.Errorf("%s: loads pending %v, stores pending %v, mark %v; want %v %v %v",
-				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, c.loads, c.stores, c.gen)
+		held := w.ctrl&regBit(5) != 0
+		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen || held != c.held {
+			t.Errorf("%s: loads pending %v, stores pending %v, mark %v, loads hold stores %v; want %v %v %v %v",
+				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, held, c.loads, c.stores, c.gen, c.held)
 		}
 	}
 }
