@@ -30,8 +30,10 @@ import (
 //     drawn later step, or first when a later instruction names the
 //     register (address and data dependencies, and control dependencies
 //     through a branch with two targets, stay ordered for free), when a
-//     later access overlaps it (coherence), or at a fence whose
-//     predecessor set has reads.
+//     later load overlaps it (coherence), or at a fence that orders it
+//     before later loads. It reads only the hart's stores older than
+//     itself, so a later store to the same bytes may be buffered (and
+//     read by later loads) while it is pending; that store waits for it.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
@@ -94,8 +96,10 @@ type wmoStore struct {
 	size uint8
 	rel  bool   // a Zalasr store-release: drains only as the oldest entry (rule 6); an acquire drains it first (rule 7)
 	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
-	// wait: registers of deferred loads a control dependency (rule 11)
-	// orders before this store. It may not drain before they resolve, but
+	seq  uint64 // the hart's count of buffered stores before this one
+	// wait: registers of deferred loads this store may not become visible
+	// before: earlier loads of the same bytes (rule 1), and those a
+	// control dependency (rule 11) or a fence r,w (rule 4) orders first. It may not drain before they resolve, but
 	// the hart's own loads read it at once (a store performed late but
 	// forwarded early: the rfi shapes).
 	wait uint64
@@ -104,6 +108,7 @@ type wmoStore struct {
 // wmoLoad is one deferred load.
 type wmoLoad struct {
 	pa   uint64
+	seq  uint64 // the hart's count of buffered stores when it issued: it reads only older ones
 	size uint8
 	kind isa.Op // LB..LWU: width and extension
 	rd   uint8  // 1..31
@@ -124,6 +129,7 @@ type hartWMO struct {
 	// meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
 	gen  uint32
+	seq  uint64 // stores buffered so far
 }
 
 // machineWMO is the model's machine-wide state: its stream and the rates
@@ -421,12 +427,12 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
 	if o.rd != regSink && w.nl < wmoLoads && mw.chance(mw.deferPct) {
-		w.ld[w.nl] = wmoLoad{pa: pa, size: uint8(size), kind: o.kind, rd: o.rd}
+		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd}
 		w.nl++
 		w.pend |= regBit(o.rd)
 		return wmoDone
 	}
-	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size))
+	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size, w.seq))
 	return wmoDone
 }
 
@@ -444,12 +450,20 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 // that control dependencies order before it.
 func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
 	w := h.w
-	h.wmoResolveOverlap(pa, size) // CoRW: an earlier load reads before a later store
 	if w.ns == wmoStores {
 		h.wmoDrainOne(true)
 	}
-	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, wait: w.ctrl & w.pend}
+	wait := w.ctrl & w.pend
+	for k := 0; k < w.nl; k++ {
+		// CoRW: an earlier load of these bytes stays pending (it reads
+		// only older stores) and this store waits for it.
+		if l := &w.ld[k]; overlaps(l.pa, int(l.size), pa, size) {
+			wait |= regBit(l.rd)
+		}
+	}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait}
 	w.ns++
+	w.seq++
 }
 
 // wmoFence applies a fence's predecessor and successor sets (Unprivileged
@@ -534,11 +548,15 @@ func (h *Hart) wmoResolveRegs(mask uint64) {
 	}
 }
 
-// wmoResolveOverlap resolves the deferred loads that overlap [pa, pa+size).
+// wmoResolveOverlap resolves the deferred loads that overlap a later load
+// of [pa, pa+size) (rule 2: loads of the same bytes in program order),
+// but not one whose overlapping bytes a store between the two has
+// written: that store is still buffered (it waits for the earlier load),
+// the later load reads it, and RVWMO does not order the two loads.
 func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) {
+		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && !h.wmoOverwritten(l, pa, size) {
 			h.wmoResolve(i)
 			continue
 		}
@@ -546,12 +564,29 @@ func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	}
 }
 
+// wmoOverwritten reports whether every byte deferred load l and [pa,
+// pa+size) share is written by a buffered store younger than l.
+func (h *Hart) wmoOverwritten(l *wmoLoad, pa uint64, size int) bool {
+	w := h.w
+	for a := max(l.pa, pa); a < min(l.pa+uint64(l.size), pa+uint64(size)); a++ {
+		covered := false
+		for k := 0; k < w.ns && !covered; k++ {
+			s := &w.st[k]
+			covered = s.seq >= l.seq && s.pa <= a && a < s.pa+uint64(s.size)
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
 // wmoResolve performs deferred load i: it reads its own buffer and memory
 // now and writes the register.
 func (h *Hart) wmoResolve(i int) {
 	w := h.w
 	l := w.ld[i]
-	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size)))
+	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size), l.seq))
 	w.pend &^= regBit(l.rd)
 	w.ctrl &^= regBit(l.rd)
 	for k := 0; k < w.ns; k++ {
@@ -562,15 +597,16 @@ func (h *Hart) wmoResolve(i int) {
 }
 
 // wmoRead reads size bytes at pa (RAM, within a page) as this hart sees
-// them: memory, overlaid by its own buffered stores, oldest first, so
-// that each byte comes from the youngest store to it.
-func (h *Hart) wmoRead(pa uint64, size int) uint64 {
+// them: memory, overlaid by its own buffered stores older than seq
+// (those it buffered before its seq-th), oldest first, so that each byte
+// comes from the youngest such store to it.
+func (h *Hart) wmoRead(pa uint64, size int, seq uint64) uint64 {
 	p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
 	v := readLE(p[pa&pageMask:], size)
 	w := h.w
 	for k := 0; k < w.ns; k++ {
 		s := &w.st[k]
-		if !overlaps(s.pa, int(s.size), pa, size) {
+		if s.seq >= seq || !overlaps(s.pa, int(s.size), pa, size) {
 			continue
 		}
 		lo, hi := max(s.pa, pa), min(s.pa+uint64(s.size), pa+uint64(size))
@@ -699,17 +735,20 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U8(s.size)
 			e.Bool(s.rel)
 			e.U32(s.gen)
+			e.U64(s.seq)
 			e.U64(s.wait)
 		}
 		e.U8(uint8(hs.nl))
 		for _, l := range hs.ld[:hs.nl] {
 			e.U64(l.pa)
+			e.U64(l.seq)
 			e.U8(l.size)
 			e.U8(uint8(l.kind))
 			e.U8(l.rd)
 		}
 		e.U64(hs.ctrl)
 		e.U32(hs.gen)
+		e.U64(hs.seq)
 	}
 }
 
@@ -736,7 +775,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), wait: d.U64()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64()}
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
@@ -748,7 +787,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.nl; k++ {
-			l := wmoLoad{pa: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
+			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
 				!isLoadKind(l.kind) {
 				d.Fail("hart %d: deferred load %d", i, k)
@@ -758,9 +797,15 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		}
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()
+		hs.seq = d.U64()
 		for k := 0; k < hs.ns; k++ {
-			if hs.st[k].wait&^hs.pend != 0 {
-				d.Fail("hart %d: store-buffer entry %d waits for no deferred load", i, k)
+			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
+				d.Fail("hart %d: store-buffer entry %d", i, k)
+			}
+		}
+		for k := 0; k < hs.nl; k++ {
+			if hs.ld[k].seq > hs.seq {
+				d.Fail("hart %d: deferred load %d", i, k)
 			}
 		}
 		if hs.ctrl&^hs.pend != 0 || (hs.ns > 0 && hs.st[hs.ns-1].gen > hs.gen) {

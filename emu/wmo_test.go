@@ -201,7 +201,8 @@ func fmtOrder(o []uint64) string {
 }
 
 // A hart's loads see its own buffered stores byte by byte, youngest first,
-// over memory (the Load Value Axiom's program-order half).
+// over memory (the Load Value Axiom's program-order half), but only those
+// older than the load.
 func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 	h := rvwmoHart(t, 1)
 	const a = DefaultRAMBase + 0x100
@@ -209,14 +210,19 @@ func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := h.w
-	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2}
-	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1}
-	w.ns = 2
-	if got, want := h.wmoRead(a, 8), uint64(0x08070605ccaa0201); got != want {
+	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2, seq: 0}
+	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1, seq: 1}
+	w.ns, w.seq = 2, 2
+	if got, want := h.wmoRead(a, 8, h.w.seq), uint64(0x08070605ccaa0201); got != want {
 		t.Errorf("read %#x, want %#x", got, want)
 	}
-	if got, want := h.wmoRead(a+3, 2), uint64(0x05cc); got != want {
+	if got, want := h.wmoRead(a+3, 2, h.w.seq), uint64(0x05cc); got != want {
 		t.Errorf("read %#x, want %#x", got, want)
+	}
+	// A load issued before the second store (a deferred one) reads only
+	// the first.
+	if got, want := h.wmoRead(a+3, 2, 1), uint64(0x05bb); got != want {
+		t.Errorf("read of a load older than the second store %#x, want %#x", got, want)
 	}
 	h.wmoSettle()
 	var b [8]byte

@@ -89,7 +89,7 @@ func (h *Hart) wmoLoadAcquire(vpc uint64, o *op, i int) int {
 	}
 	h.wmoDrainReleases()
 	h.wmoResolveOverlap(pa, size) // CoRR with an earlier deferred load
-	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size))
+	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size, h.w.seq))
 	return wmoDone
 }
 
