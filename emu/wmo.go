@@ -130,21 +130,28 @@ type hartWMO struct {
 	ctrl uint64
 	gen  uint32
 	seq  uint64 // stores buffered so far
+	r    wmoRates
 }
 
-// machineWMO is the model's machine-wide state: its stream and the rates
-// drawn from it.
+// machineWMO is the model's machine-wide state: its stream.
 type machineWMO struct {
 	rng *PRNG
-	// Chances in percent, drawn when the stream is seeded: that a load is
-	// deferred, and per executed instruction that one buffered store
-	// drains and that one deferred load resolves.
+}
+
+// wmoRates are how a hart reorders, drawn from the model's stream when
+// it is seeded: for half the seeds one draw for every hart, for the
+// others one per hart, so that in some runs one hart keeps its accesses
+// pending for long while another lets them go at once.
+type wmoRates struct {
+	// Chances in percent: that a load is deferred, and per executed
+	// instruction that one buffered store drains and that one deferred
+	// load resolves.
 	deferPct, drainPct, resolvePct uint64
-	// Biases, drawn when the stream is seeded (wmoAny, wmoOldest or
-	// wmoYoungest): which of the stores that may drain drains, and which
-	// deferred load a drawn step resolves. Runs that always pick the
-	// youngest keep the oldest access pending for long, which the rare
-	// allowed outcomes of the litmus suite need.
+	// Biases (wmoAny, wmoOldest or wmoYoungest): which of the stores
+	// that may drain drains, and which deferred load a drawn step
+	// resolves. Runs that pick the youngest keep the oldest access
+	// pending for long, which the rare allowed outcomes of the litmus
+	// suite need.
 	drainBias, resolveBias uint64
 }
 
@@ -172,21 +179,36 @@ func (w *machineWMO) pick(bias uint64, n int) int {
 // long and others let them go almost at once.
 var (
 	wmoDeferPcts   = [...]uint64{0, 30, 60, 90, 100}
-	wmoDrainPcts   = [...]uint64{3, 10, 30, 60, 90}
-	wmoResolvePcts = [...]uint64{3, 10, 30, 60, 90}
+	wmoDrainPcts   = [...]uint64{1, 3, 10, 30, 60, 90}
+	wmoResolvePcts = [...]uint64{0, 3, 10, 30, 60, 90}
 )
 
 // wmoSalt separates the model's stream from the others drawn from a seed.
 const wmoSalt = 0x7276776d6f // "rvwmo"
 
-// seed restarts the model's stream from seed and draws its rates.
-func (w *machineWMO) seed(seed uint64) {
+// wmoSeed restarts the model's stream from seed and draws the harts'
+// rates.
+func (m *Machine) wmoSeed(seed uint64) {
+	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
-	w.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
-	w.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
-	w.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
-	w.drainBias = w.rng.Uint64() % wmoBiases
-	w.resolveBias = w.rng.Uint64() % wmoBiases
+	shared := w.drawRates()
+	own := w.rng.Uint64()%2 == 0
+	for _, h := range m.harts {
+		h.w.r = shared
+		if own {
+			h.w.r = w.drawRates()
+		}
+	}
+}
+
+func (w *machineWMO) drawRates() wmoRates {
+	var r wmoRates
+	r.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
+	r.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
+	r.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
+	r.drainBias = w.rng.Uint64() % wmoBiases
+	r.resolveBias = w.rng.Uint64() % wmoBiases
+	return r
 }
 
 func (w *machineWMO) chance(pct uint64) bool { return w.rng.Uint64()%100 < pct }
@@ -209,10 +231,10 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 	case ModelRVWMO:
 		if m.wmo == nil {
 			m.wmo = &machineWMO{}
-			m.wmo.seed(m.cfg.Seed)
 			for _, h := range m.harts {
 				h.w = new(hartWMO)
 			}
+			m.wmoSeed(m.cfg.Seed)
 		}
 		m.engine = EngineInterp
 	default:
@@ -252,11 +274,11 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 	for i := 0; i < n; i++ {
 		o := &b.ops[i]
 		// A drawn step: one store may drain and one load may resolve.
-		if w.ns > 0 && mw.chance(mw.drainPct) {
+		if w.ns > 0 && mw.chance(w.r.drainPct) {
 			h.wmoDrainOne(false)
 		}
-		if w.nl > 0 && mw.chance(mw.resolvePct) {
-			h.wmoResolve(mw.pick(mw.resolveBias, w.nl))
+		if w.nl > 0 && mw.chance(w.r.resolvePct) {
+			h.wmoResolve(mw.pick(w.r.resolveBias, w.nl))
 		}
 		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
 			if isBranch(o.kind) && o.imm == int64(o.len) {
@@ -426,7 +448,7 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	}
 	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
-	if o.rd != regSink && w.nl < wmoLoads && mw.chance(mw.deferPct) {
+	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
 		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd}
 		w.nl++
 		w.pend |= regBit(o.rd)
@@ -646,7 +668,7 @@ func (h *Hart) wmoDrainOne(force bool) {
 	case n == 1:
 		j = ok[0]
 	case n > 1:
-		j = ok[h.m.wmo.pick(h.m.wmo.drainBias, n)]
+		j = ok[h.m.wmo.pick(w.r.drainBias, n)]
 	}
 	h.wmoDrain(j)
 }
@@ -721,13 +743,13 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 	w := m.wmo
 	e.Tag("rvwmo")
 	w.rng.Save(e)
-	e.U64(w.deferPct)
-	e.U64(w.drainPct)
-	e.U64(w.resolvePct)
-	e.U64(w.drainBias)
-	e.U64(w.resolveBias)
 	for _, h := range m.harts {
 		hs := h.w
+		e.U64(hs.r.deferPct)
+		e.U64(hs.r.drainPct)
+		e.U64(hs.r.resolvePct)
+		e.U64(hs.r.drainBias)
+		e.U64(hs.r.resolveBias)
 		e.U8(uint8(hs.ns))
 		for _, s := range hs.st[:hs.ns] {
 			e.U64(s.pa)
@@ -761,14 +783,16 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
-	w.deferPct, w.drainPct, w.resolvePct = d.U64(), d.U64(), d.U64()
-	w.drainBias, w.resolveBias = d.U64(), d.U64()
-	if w.deferPct > 100 || w.drainPct > 100 || w.resolvePct > 100 || w.drainBias >= wmoBiases || w.resolveBias >= wmoBiases {
-		d.Fail("rvwmo rates %d %d %d, biases %d %d", w.deferPct, w.drainPct, w.resolvePct, w.drainBias, w.resolveBias)
-	}
 	states := make([]*hartWMO, len(m.harts))
 	for i := range m.harts {
 		hs := new(hartWMO)
+		r := &hs.r
+		r.deferPct, r.drainPct, r.resolvePct = d.U64(), d.U64(), d.U64()
+		r.drainBias, r.resolveBias = d.U64(), d.U64()
+		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases {
+			d.Fail("hart %d: rvwmo rates %d %d %d, biases %d %d", i, r.deferPct, r.drainPct, r.resolvePct, r.drainBias, r.resolveBias)
+			break
+		}
 		hs.ns = int(d.U8())
 		if hs.ns > wmoStores {
 			d.Fail("hart %d: %d buffered stores", i, hs.ns)
