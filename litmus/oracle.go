@@ -37,9 +37,9 @@ import (
 //     co | fr with the thirteen rules of preserved program order.
 //
 // What it does not model: fence.i orders nothing here (RVWMO gives it no
-// memory ordering); an SC succeeds only to the address of its thread's
-// last LR (herd's choice; a reservation set is implementation-defined) and
-// may always fail; an AMO with rd = x0 is still a load and a store.
+// memory ordering); an SC succeeds only within the bytes its thread's last
+// LR read (a reservation set is implementation-defined; herd's choice)
+// and may always fail; an AMO with rd = x0 is still a load and a store.
 // Loops are followed for oracleBackMax backward jumps and oracleStepsMax
 // instructions per thread; longer paths are dropped and Reach.Truncated
 // says so. The values of step 1 come from rounds: each round runs every
@@ -427,7 +427,7 @@ func (o *oracle) run(th int, s oPath) {
 			}
 			r := s.resv
 			s.resv = -1
-			if r >= 0 && s.ev[r].addr == rs1 && int(s.ev[r].size) == size {
+			if r >= 0 && s.ev[r].addr <= rs1 && rs1+uint64(size) <= s.ev[r].addr+uint64(s.ev[r].size) {
 				c := s // success
 				c.pc = next
 				v := rs2 & sizeMask(size)
@@ -998,8 +998,14 @@ func (c *cand) consistent() bool {
 	if !acyclic(g[:n]) {
 		return false
 	}
-	// Atomicity: no store of another hart between an atomic pair's read
-	// and its store in coherence order.
+	// Atomicity (RVWMO chapter, "Atomicity Axiom"): for each byte an
+	// atomic pair's load reads, no store of another hart to it comes
+	// after the store the load read from and before the pair's store in
+	// the global memory order. Such a store is one the load reads from
+	// before (fr), so it must follow the pair's store: an edge of the
+	// order the models below check for cycles, and a failure at once when
+	// coherence already puts it first.
+	var atom [oracleEventsMax]uint64
 	for _, rg := range c.rd {
 		e := c.ev[rg]
 		if e.pair < 0 {
@@ -1007,14 +1013,17 @@ func (c *cand) consistent() bool {
 		}
 		wg := c.gid[e.th][e.pair]
 		for _, w2 := range c.wr {
-			if c.ev[w2].th != e.th && fr[rg]&(1<<w2) != 0 && co[w2]&(1<<wg) != 0 {
-				return false
+			if c.ev[w2].th != e.th && fr[rg]&(1<<w2) != 0 {
+				if co[w2]&(1<<wg) != 0 {
+					return false
+				}
+				atom[wg] |= 1 << w2
 			}
 		}
 	}
 	if c.o.model == ModelSC {
 		for i := range n {
-			g[i] = com[i]
+			g[i] = com[i] | atom[i]
 			for j := i + 1; j < n; j++ {
 				if c.ev[j].th == c.ev[i].th {
 					g[i] |= 1 << j
@@ -1024,7 +1033,7 @@ func (c *cand) consistent() bool {
 		return acyclic(g[:n])
 	}
 	for i := range n {
-		g[i] = co[i] | rfe[i] | fr[i]
+		g[i] = co[i] | rfe[i] | fr[i] | atom[i]
 	}
 	for th := range c.trs {
 		c.ppo(th, g[:n])
