@@ -57,7 +57,6 @@ const (
 	oracleTracesMax = 4096    // traces of one thread
 	oracleRoundsMax = 6       // rounds of the value fixed point
 	oracleCandsMax  = 1e7     // candidate executions of one test
-	oracleFenceAll  = 3       // fence set bits: R=2, W=1 (I and O fold into them)
 	oracleNoPair    = -1      // oEvent.pair of an event without a partner
 	oracleInit      = -1      // writer of a byte read from the initial state
 	oracleMemBytes  = 1 << 16 // largest data area the oracle follows
