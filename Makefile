@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/everett
 GOFILES := $(shell find . -name '*.go' -not -path './build/*' 2>/dev/null)
 
-.PHONY: demo-etcd all build deps guest-images demo test check bench bench-debug bench-bugs clean
+.PHONY: demo-etcd all build deps guest-images demo test check bench bench-debug bench-bugs bench-litmus clean
 
 all: build
 
@@ -62,6 +62,12 @@ bench-debug: deps build guest-images
 # BUGS_* variables of scripts/bench-bugs.sh (BUGS_TIME=60s, ...).
 bench-bugs: deps build guest-images
 	@scripts/bench-bugs.sh $(BUGS)
+
+# The weak-memory model against the public RISC-V litmus suite and the
+# oracle of litmus/oracle.go, per family: allowed outcomes shown, forbidden
+# ones shown (must be 0), runs/s. RUNS=1000 K=1 (every K-th file) MODELS="rvwmo sc".
+bench-litmus:
+	@scripts/bench-litmus.sh $(or $(RUNS),1000) $(or $(K),1) "$(or $(MODELS),rvwmo sc)"
 
 clean:
 	rm -rf bin build

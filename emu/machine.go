@@ -826,6 +826,9 @@ func (h *Hart) lookup() *block {
 		i := pc >> pageShift & tlbMask
 		h.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
+	if h.w != nil && h.w.ns > 0 {
+		h.wmoFetch(pa) // rvwmo: the hart's fetch sees its own buffered stores
+	}
 	b := h.m.blockAt(pa)
 	if b == nil {
 		return h.crossPage(pa)

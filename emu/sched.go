@@ -189,7 +189,7 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 	s.cfg = c
 	s.rng = NewPRNG(c.Seed ^ 0x5c4ed)
 	if m.wmo != nil {
-		m.wmo.seed(c.Seed) // a schedule's seed also picks its reorderings
+		m.wmoSeed(c.Seed) // a schedule's seed also picks its reorderings
 	}
 	s.order = make([]int, n)
 	s.stall = make([]uint64, n)

@@ -20,19 +20,32 @@ import (
 //     overlapping entries out of order and never across a barrier mark
 //     (fence w,w). Drained stores are visible to every hart at once, so
 //     the global memory order is multi-copy atomic. A hart's loads read
-//     its own buffer first (byte by byte, youngest entry first).
+//     its own buffer first (byte by byte, youngest entry first). A store
+//     after a control dependency on a deferred load (a branch whose two
+//     targets are the next instruction) waits in the buffer until that
+//     load resolves, though its own hart reads it at once: forwarded
+//     early, visible late (the rfi shapes).
 //   - deferred loads: a plain load from RAM may leave its destination
 //     register pending; the value is read when the load resolves, at a
 //     drawn later step, or first when a later instruction names the
-//     register (address, data and control dependencies stay ordered for
-//     free), when a later access overlaps it (coherence), or at a fence
-//     whose predecessor set has reads.
+//     register (address and data dependencies, and control dependencies
+//     through a branch with two targets, stay ordered for free), when a
+//     later load overlaps it (coherence), or at a fence that orders it
+//     before later loads. It reads only the hart's stores older than
+//     itself, so a later store to the same bytes may be buffered (and
+//     read by later loads) while it is pending; that store waits for it.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
-// deferred (zalasr.go). Everything else is performed in place after the
-// hart settles (every pending load resolved, the buffer drained): AMOs,
-// LR/SC, Zalasr store-releases and loads with rl, CSR accesses,
-// system instructions, fence.i, sfence.vma, floating-point loads and
+// deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
+// buffer, after every earlier load resolved, and drains only as the
+// oldest entry; a later acquire drains it first. fence.i orders no memory access (RVWMO
+// gives it none): it drains the buffer only if a buffered store is to a
+// page with decoded code, and a fetch that misses the jump cache drains
+// it if a buffered store is to the fetched page, so the hart's own fetch
+// sees its stores. Everything else is performed in place
+// after the hart settles (every pending load resolved, the buffer
+// drained): AMOs, LR/SC, Zalasr loads with rl and stores with aq, CSR
+// accesses, system instructions, sfence.vma, floating-point loads and
 // stores, MMIO, accesses that cross a page or trap, and traps themselves.
 // Under sc none of this exists: the hooks are one nil test per block
 // (runSlice) and per trap (takeTrap).
@@ -81,12 +94,21 @@ type wmoStore struct {
 	pa   uint64
 	v    uint64
 	size uint8
+	rel  bool   // a Zalasr store-release: drains only as the oldest entry (rule 6); an acquire drains it first (rule 7)
 	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
+	seq  uint64 // the hart's count of buffered stores before this one
+	// wait: registers of deferred loads this store may not become visible
+	// before: earlier loads of the same bytes (rule 1), and those a
+	// control dependency (rule 11) or a fence r,w (rule 4) orders first. It may not drain before they resolve, but
+	// the hart's own loads read it at once (a store performed late but
+	// forwarded early: the rfi shapes).
+	wait uint64
 }
 
 // wmoLoad is one deferred load.
 type wmoLoad struct {
 	pa   uint64
+	seq  uint64 // the hart's count of buffered stores when it issued: it reads only older ones
 	size uint8
 	kind isa.Op // LB..LWU: width and extension
 	rd   uint8  // 1..31
@@ -99,41 +121,94 @@ type hartWMO struct {
 	ld   [wmoLoads]wmoLoad
 	nl   int
 	pend uint64 // bit r: x[r] waits for a deferred load
-	// ctrl: pending registers a branch read whose two targets are the same
-	// instruction. The branch needs no value to go on, so later loads may
-	// pass those loads, but a later store may not (a control dependency,
-	// rule 11 of preserved program order): stores resolve them first.
+	// ctrl: pending registers that a later store may not become visible
+	// before, though later loads may pass them: those a branch whose two
+	// targets are the same instruction read (the branch needs no value to
+	// go on; a control dependency, rule 11 of preserved program order),
+	// and those of loads before a fence r,w (rule 4). A store buffered
+	// meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
 	gen  uint32
+	seq  uint64 // stores buffered so far
+	r    wmoRates
 }
 
-// machineWMO is the model's machine-wide state: its stream and the rates
-// drawn from it.
+// machineWMO is the model's machine-wide state: its stream.
 type machineWMO struct {
 	rng *PRNG
-	// Chances in percent, drawn when the stream is seeded: that a load is
-	// deferred, and per executed instruction that one buffered store
-	// drains and that one deferred load resolves.
+}
+
+// wmoRates are how a hart reorders, drawn from the model's stream when
+// it is seeded: for half the seeds one draw for every hart, for the
+// others one per hart, so that in some runs one hart keeps its accesses
+// pending for long while another lets them go at once.
+type wmoRates struct {
+	// Chances in percent: that a load is deferred, and per executed
+	// instruction that one buffered store drains and that one deferred
+	// load resolves.
 	deferPct, drainPct, resolvePct uint64
+	// Biases (wmoAny, wmoOldest or wmoYoungest): which of the stores
+	// that may drain drains, and which deferred load a drawn step
+	// resolves. Runs that pick the youngest keep the oldest access
+	// pending for long, which the rare allowed outcomes of the litmus
+	// suite need.
+	drainBias, resolveBias uint64
+}
+
+// Biases of a run's choices among pending accesses.
+const (
+	wmoAny      = iota // drawn uniformly
+	wmoOldest          // the oldest (program order)
+	wmoYoungest        // the youngest
+	wmoBiases
+)
+
+// pick picks one of n candidates (oldest first) as bias says, drawing
+// from the stream only for wmoAny.
+func (w *machineWMO) pick(bias uint64, n int) int {
+	switch bias {
+	case wmoOldest:
+		return 0
+	case wmoYoungest:
+		return n - 1
+	}
+	return int(w.rng.Uint64() % uint64(n))
 }
 
 // Rates a seed may draw: varied so that some runs keep accesses pending for
 // long and others let them go almost at once.
 var (
 	wmoDeferPcts   = [...]uint64{0, 30, 60, 90, 100}
-	wmoDrainPcts   = [...]uint64{3, 10, 30, 60, 90}
-	wmoResolvePcts = [...]uint64{3, 10, 30, 60, 90}
+	wmoDrainPcts   = [...]uint64{1, 3, 10, 30, 60, 90}
+	wmoResolvePcts = [...]uint64{0, 3, 10, 30, 60, 90}
 )
 
 // wmoSalt separates the model's stream from the others drawn from a seed.
 const wmoSalt = 0x7276776d6f // "rvwmo"
 
-// seed restarts the model's stream from seed and draws its rates.
-func (w *machineWMO) seed(seed uint64) {
+// wmoSeed restarts the model's stream from seed and draws the harts'
+// rates.
+func (m *Machine) wmoSeed(seed uint64) {
+	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
-	w.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
-	w.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
-	w.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
+	shared := w.drawRates()
+	own := w.rng.Uint64()%2 == 0
+	for _, h := range m.harts {
+		h.w.r = shared
+		if own {
+			h.w.r = w.drawRates()
+		}
+	}
+}
+
+func (w *machineWMO) drawRates() wmoRates {
+	var r wmoRates
+	r.deferPct = wmoDeferPcts[w.rng.Uint64()%uint64(len(wmoDeferPcts))]
+	r.drainPct = wmoDrainPcts[w.rng.Uint64()%uint64(len(wmoDrainPcts))]
+	r.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
+	r.drainBias = w.rng.Uint64() % wmoBiases
+	r.resolveBias = w.rng.Uint64() % wmoBiases
+	return r
 }
 
 func (w *machineWMO) chance(pct uint64) bool { return w.rng.Uint64()%100 < pct }
@@ -156,10 +231,10 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 	case ModelRVWMO:
 		if m.wmo == nil {
 			m.wmo = &machineWMO{}
-			m.wmo.seed(m.cfg.Seed)
 			for _, h := range m.harts {
 				h.w = new(hartWMO)
 			}
+			m.wmoSeed(m.cfg.Seed)
 		}
 		m.engine = EngineInterp
 	default:
@@ -199,11 +274,11 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 	for i := 0; i < n; i++ {
 		o := &b.ops[i]
 		// A drawn step: one store may drain and one load may resolve.
-		if w.ns > 0 && mw.chance(mw.drainPct) {
-			h.wmoDrainOne()
+		if w.ns > 0 && mw.chance(w.r.drainPct) {
+			h.wmoDrainOne(false)
 		}
-		if w.nl > 0 && mw.chance(mw.resolvePct) {
-			h.wmoResolve(int(mw.rng.Uint64() % uint64(w.nl)))
+		if w.nl > 0 && mw.chance(w.r.resolvePct) {
+			h.wmoResolve(mw.pick(w.r.resolveBias, w.nl))
 		}
 		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
 			if isBranch(o.kind) && o.imm == int64(o.len) {
@@ -235,8 +310,20 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			if o.raw>>25&1 == 0 {
 				r = h.wmoLoadAcquire(vpc, o, i) // zalasr.go
 			}
+		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
+			r = h.wmoStoreRelease(vpc, o, i) // zalasr.go
 		case isa.FENCE:
 			h.wmoFence(o.raw)
+		case isa.FENCE_I:
+			// RVWMO gives fence.i no memory ordering: deferred loads
+			// stay pending, and buffered stores stay unless one is to a
+			// page with decoded code, whose blocks the hart's fetch might
+			// still find (then all drain, in order; wmoFetch covers
+			// pages decoded later).
+			if h.wmoToCode() {
+				h.wmoDrainAll()
+			}
+			return h.exec(b, vpc, i, i+1)
 		default:
 			if wmoPlain(o.kind) {
 				// Registers only (or a control transfer, always the
@@ -361,13 +448,13 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	}
 	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
-	if o.rd != regSink && w.nl < wmoLoads && mw.chance(mw.deferPct) {
-		w.ld[w.nl] = wmoLoad{pa: pa, size: uint8(size), kind: o.kind, rd: o.rd}
+	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
+		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd}
 		w.nl++
 		w.pend |= regBit(o.rd)
 		return wmoDone
 	}
-	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size))
+	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size, w.seq))
 	return wmoDone
 }
 
@@ -377,17 +464,28 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
-	w := h.w
-	if w.ctrl != 0 {
-		h.wmoResolveRegs(w.ctrl)
-	}
-	h.wmoResolveOverlap(pa, size) // CoRW: an earlier load reads before a later store
-	if w.ns == wmoStores {
-		h.wmoDrainOne()
-	}
-	w.st[w.ns] = wmoStore{pa: pa, v: h.x[o.rs2], size: uint8(size), gen: w.gen}
-	w.ns++
+	h.wmoBuffer(pa, size, h.x[o.rs2], false)
 	return wmoDone
+}
+
+// wmoBuffer puts a store in the buffer, waiting for the deferred loads
+// that control dependencies order before it.
+func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
+	w := h.w
+	if w.ns == wmoStores {
+		h.wmoDrainOne(true)
+	}
+	wait := w.ctrl & w.pend
+	for k := 0; k < w.nl; k++ {
+		// CoRW: an earlier load of these bytes stays pending (it reads
+		// only older stores) and this store waits for it.
+		if l := &w.ld[k]; overlaps(l.pa, int(l.size), pa, size) {
+			wait |= regBit(l.rd)
+		}
+	}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait}
+	w.ns++
+	w.seq++
 }
 
 // wmoFence applies a fence's predecessor and successor sets (Unprivileged
@@ -406,14 +504,44 @@ func (h *Hart) wmoFence(raw uint32) {
 	case fm != 0:
 		h.wmoSettle() // reserved: as strong as can be
 		return
-	case pr && (sr || sw):
+	case pr && sr:
 		h.wmoResolveAll()
+	case pr && sw:
+		// Earlier loads before later stores only: the loads stay
+		// pending, and every later store waits for them.
+		h.w.ctrl |= h.w.pend
 	}
 	switch {
 	case pw && sr:
 		h.wmoDrainAll()
 	case pw && sw:
 		h.w.gen++
+	}
+}
+
+// wmoToCode reports whether a buffered store is to a RAM page with
+// decoded code.
+func (h *Hart) wmoToCode() bool {
+	w := h.w
+	for k := 0; k < w.ns; k++ {
+		if h.m.codePage((w.st[k].pa-h.ram.Base)>>pageShift) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// wmoFetch drains the buffer, in order, if a buffered store is to the page
+// of pa, which the hart is about to fetch from (and perhaps decode): a
+// hart's instruction fetch sees its own stores at the latest after a
+// fence.i, and seeing them earlier is allowed.
+func (h *Hart) wmoFetch(pa uint64) {
+	w := h.w
+	for k := 0; k < w.ns; k++ {
+		if w.st[k].pa>>pageShift == pa>>pageShift {
+			h.wmoDrainAll()
+			return
+		}
 	}
 }
 
@@ -442,11 +570,15 @@ func (h *Hart) wmoResolveRegs(mask uint64) {
 	}
 }
 
-// wmoResolveOverlap resolves the deferred loads that overlap [pa, pa+size).
+// wmoResolveOverlap resolves the deferred loads that overlap a later load
+// of [pa, pa+size) (rule 2: loads of the same bytes in program order),
+// but not one whose overlapping bytes a store between the two has
+// written: that store is still buffered (it waits for the earlier load),
+// the later load reads it, and RVWMO does not order the two loads.
 func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) {
+		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && !h.wmoOverwritten(l, pa, size) {
 			h.wmoResolve(i)
 			continue
 		}
@@ -454,28 +586,49 @@ func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	}
 }
 
+// wmoOverwritten reports whether every byte deferred load l and [pa,
+// pa+size) share is written by a buffered store younger than l.
+func (h *Hart) wmoOverwritten(l *wmoLoad, pa uint64, size int) bool {
+	w := h.w
+	for a := max(l.pa, pa); a < min(l.pa+uint64(l.size), pa+uint64(size)); a++ {
+		covered := false
+		for k := 0; k < w.ns && !covered; k++ {
+			s := &w.st[k]
+			covered = s.seq >= l.seq && s.pa <= a && a < s.pa+uint64(s.size)
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
 // wmoResolve performs deferred load i: it reads its own buffer and memory
 // now and writes the register.
 func (h *Hart) wmoResolve(i int) {
 	w := h.w
 	l := w.ld[i]
-	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size)))
+	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size), l.seq))
 	w.pend &^= regBit(l.rd)
 	w.ctrl &^= regBit(l.rd)
+	for k := 0; k < w.ns; k++ {
+		w.st[k].wait &^= regBit(l.rd)
+	}
 	copy(w.ld[i:w.nl], w.ld[i+1:w.nl])
 	w.nl--
 }
 
 // wmoRead reads size bytes at pa (RAM, within a page) as this hart sees
-// them: memory, overlaid by its own buffered stores, oldest first, so
-// that each byte comes from the youngest store to it.
-func (h *Hart) wmoRead(pa uint64, size int) uint64 {
+// them: memory, overlaid by its own buffered stores older than seq
+// (those it buffered before its seq-th), oldest first, so that each byte
+// comes from the youngest such store to it.
+func (h *Hart) wmoRead(pa uint64, size int, seq uint64) uint64 {
 	p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
 	v := readLE(p[pa&pageMask:], size)
 	w := h.w
 	for k := 0; k < w.ns; k++ {
 		s := &w.st[k]
-		if !overlaps(s.pa, int(s.size), pa, size) {
+		if s.seq >= seq || !overlaps(s.pa, int(s.size), pa, size) {
 			continue
 		}
 		lo, hi := max(s.pa, pa), min(s.pa+uint64(s.size), pa+uint64(size))
@@ -488,15 +641,17 @@ func (h *Hart) wmoRead(pa uint64, size int) uint64 {
 }
 
 // wmoDrainOne drains one buffered store, drawn among those that may go
-// first: no older entry overlaps it or belongs to an earlier generation.
-// The oldest entry may always go.
-func (h *Hart) wmoDrainOne() {
+// first: no older entry overlaps it or belongs to an earlier generation,
+// it waits for no load, and if it is a store-release, it is the oldest. When none may, it drains nothing, unless
+// forced (the buffer is full): then the oldest goes, after the loads it
+// waits for resolve.
+func (h *Hart) wmoDrainOne(force bool) {
 	w := h.w
 	var ok [wmoStores]int
 	n := 0
 	for j := 0; j < w.ns; j++ {
 		s := &w.st[j]
-		free := s.gen == w.st[0].gen
+		free := s.gen == w.st[0].gen && s.wait == 0 && (!s.rel || j == 0)
 		for k := 0; k < j && free; k++ {
 			free = !overlaps(w.st[k].pa, int(w.st[k].size), s.pa, int(s.size))
 		}
@@ -505,9 +660,15 @@ func (h *Hart) wmoDrainOne() {
 			n++
 		}
 	}
-	j := 0
-	if n > 1 {
-		j = ok[h.m.wmo.rng.Uint64()%uint64(n)]
+	if n == 0 && !force {
+		return
+	}
+	j := 0 // none may go: the oldest, after the loads it waits for
+	switch {
+	case n == 1:
+		j = ok[0]
+	case n > 1:
+		j = ok[h.m.wmo.pick(w.r.drainBias, n)]
 	}
 	h.wmoDrain(j)
 }
@@ -518,9 +679,13 @@ func (h *Hart) wmoDrainAll() {
 	}
 }
 
-// wmoDrain writes buffer entry j to memory and removes it.
+// wmoDrain writes buffer entry j to memory and removes it, after the
+// loads it waits for resolve.
 func (h *Hart) wmoDrain(j int) {
 	w := h.w
+	if w.st[j].wait != 0 {
+		h.wmoResolveRegs(w.st[j].wait)
+	}
 	s := w.st[j]
 	copy(w.st[j:w.ns], w.st[j+1:w.ns])
 	w.ns--
@@ -578,27 +743,34 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 	w := m.wmo
 	e.Tag("rvwmo")
 	w.rng.Save(e)
-	e.U64(w.deferPct)
-	e.U64(w.drainPct)
-	e.U64(w.resolvePct)
 	for _, h := range m.harts {
 		hs := h.w
+		e.U64(hs.r.deferPct)
+		e.U64(hs.r.drainPct)
+		e.U64(hs.r.resolvePct)
+		e.U64(hs.r.drainBias)
+		e.U64(hs.r.resolveBias)
 		e.U8(uint8(hs.ns))
 		for _, s := range hs.st[:hs.ns] {
 			e.U64(s.pa)
 			e.U64(s.v)
 			e.U8(s.size)
+			e.Bool(s.rel)
 			e.U32(s.gen)
+			e.U64(s.seq)
+			e.U64(s.wait)
 		}
 		e.U8(uint8(hs.nl))
 		for _, l := range hs.ld[:hs.nl] {
 			e.U64(l.pa)
+			e.U64(l.seq)
 			e.U8(l.size)
 			e.U8(uint8(l.kind))
 			e.U8(l.rd)
 		}
 		e.U64(hs.ctrl)
 		e.U32(hs.gen)
+		e.U64(hs.seq)
 	}
 }
 
@@ -611,20 +783,23 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
-	w.deferPct, w.drainPct, w.resolvePct = d.U64(), d.U64(), d.U64()
-	if w.deferPct > 100 || w.drainPct > 100 || w.resolvePct > 100 {
-		d.Fail("rvwmo rates %d %d %d", w.deferPct, w.drainPct, w.resolvePct)
-	}
 	states := make([]*hartWMO, len(m.harts))
 	for i := range m.harts {
 		hs := new(hartWMO)
+		r := &hs.r
+		r.deferPct, r.drainPct, r.resolvePct = d.U64(), d.U64(), d.U64()
+		r.drainBias, r.resolveBias = d.U64(), d.U64()
+		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases {
+			d.Fail("hart %d: rvwmo rates %d %d %d, biases %d %d", i, r.deferPct, r.drainPct, r.resolvePct, r.drainBias, r.resolveBias)
+			break
+		}
 		hs.ns = int(d.U8())
 		if hs.ns > wmoStores {
 			d.Fail("hart %d: %d buffered stores", i, hs.ns)
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), gen: d.U32()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64()}
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
@@ -636,7 +811,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.nl; k++ {
-			l := wmoLoad{pa: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
+			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
 				!isLoadKind(l.kind) {
 				d.Fail("hart %d: deferred load %d", i, k)
@@ -646,6 +821,17 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		}
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()
+		hs.seq = d.U64()
+		for k := 0; k < hs.ns; k++ {
+			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
+				d.Fail("hart %d: store-buffer entry %d", i, k)
+			}
+		}
+		for k := 0; k < hs.nl; k++ {
+			if hs.ld[k].seq > hs.seq {
+				d.Fail("hart %d: deferred load %d", i, k)
+			}
+		}
 		if hs.ctrl&^hs.pend != 0 || (hs.ns > 0 && hs.st[hs.ns-1].gen > hs.gen) {
 			d.Fail("hart %d: rvwmo state", i)
 		}

@@ -169,7 +169,7 @@ func TestTheStoreBufferKeepsCoherenceAndFenceMarks(t *testing.T) {
 			for _, s := range w.st[:w.ns] {
 				before[s.pa<<8|s.v] = true
 			}
-			h.wmoDrainOne()
+			h.wmoDrainOne(true)
 			for _, s := range w.st[:w.ns] {
 				delete(before, s.pa<<8|s.v)
 			}
@@ -201,7 +201,8 @@ func fmtOrder(o []uint64) string {
 }
 
 // A hart's loads see its own buffered stores byte by byte, youngest first,
-// over memory (the Load Value Axiom's program-order half).
+// over memory (the Load Value Axiom's program-order half), but only those
+// older than the load.
 func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 	h := rvwmoHart(t, 1)
 	const a = DefaultRAMBase + 0x100
@@ -209,14 +210,19 @@ func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := h.w
-	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2}
-	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1}
-	w.ns = 2
-	if got, want := h.wmoRead(a, 8), uint64(0x08070605ccaa0201); got != want {
+	w.st[0] = wmoStore{pa: a + 2, v: 0xbbaa, size: 2, seq: 0}
+	w.st[1] = wmoStore{pa: a + 3, v: 0xcc, size: 1, seq: 1}
+	w.ns, w.seq = 2, 2
+	if got, want := h.wmoRead(a, 8, h.w.seq), uint64(0x08070605ccaa0201); got != want {
 		t.Errorf("read %#x, want %#x", got, want)
 	}
-	if got, want := h.wmoRead(a+3, 2), uint64(0x05cc); got != want {
+	if got, want := h.wmoRead(a+3, 2, h.w.seq), uint64(0x05cc); got != want {
 		t.Errorf("read %#x, want %#x", got, want)
+	}
+	// A load issued before the second store (a deferred one) reads only
+	// the first.
+	if got, want := h.wmoRead(a+3, 2, 1), uint64(0x05bb); got != want {
+		t.Errorf("read of a load older than the second store %#x, want %#x", got, want)
 	}
 	h.wmoSettle()
 	var b [8]byte
@@ -227,21 +233,23 @@ func TestALoadForwardsFromTheOwnBufferByteByByte(t *testing.T) {
 }
 
 // Fences (Unprivileged ISA §2.7): what each predecessor/successor set
-// leaves pending.
+// leaves pending, and whether pending loads then hold back later stores
+// (a fence r,w orders earlier loads only before later stores).
 func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
 	for _, c := range []struct {
 		fence         string
 		raw           uint32
 		loads, stores bool // left pending
 		gen           bool // a barrier mark
+		held          bool // the pending loads hold back later stores
 	}{
-		{"fence rw,rw", 0x0330000f, false, false, false},
-		{"fence r,r", 0x0220000f, false, true, false},
-		{"fence w,w", 0x0110000f, true, true, true},
-		{"fence w,r", 0x0120000f, true, false, false},
-		{"fence r,w", 0x0210000f, false, true, false},
-		{"fence.tso", 0x8330000f, false, true, true},
-		{"fence iorw,ow", 0x0f50000f, false, true, true},
+		{"fence rw,rw", 0x0330000f, false, false, false, false},
+		{"fence r,r", 0x0220000f, false, true, false, false},
+		{"fence w,w", 0x0110000f, true, true, true, false},
+		{"fence w,r", 0x0120000f, true, false, false, false},
+		{"fence r,w", 0x0210000f, true, true, false, true},
+		{"fence.tso", 0x8330000f, false, true, true, false},
+		{"fence iorw,ow", 0x0f50000f, true, true, true, true},
 	} {
 		h := rvwmoHart(t, 1)
 		w := h.w
@@ -250,9 +258,10 @@ func TestFencesOrderWhatTheirSetsSay(t *testing.T) {
 		w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
 		w.nl, w.pend = 1, regBit(5)
 		h.wmoFence(c.raw)
-		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen {
-			t.Errorf("%s: loads pending %v, stores pending %v, mark %v; want %v %v %v",
-				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, c.loads, c.stores, c.gen)
+		held := w.ctrl&regBit(5) != 0
+		if (w.nl > 0) != c.loads || (w.ns > 0) != c.stores || (w.gen > 0) != c.gen || held != c.held {
+			t.Errorf("%s: loads pending %v, stores pending %v, mark %v, loads hold stores %v; want %v %v %v %v",
+				c.fence, w.nl > 0, w.ns > 0, w.gen > 0, held, c.loads, c.stores, c.gen, c.held)
 		}
 	}
 }
@@ -295,4 +304,178 @@ func TestRandomCodeUnderRVWMONeverCrashesTheHost(t *testing.T) {
 		}
 	}
 	t.Logf("%d accesses pending at the snapshots", pending)
+}
+
+// wmoCtrlProgram: each hart loads the other's word, branches on it to the
+// next instruction (a control dependency), stores its count (a store that
+// waits for the load), re-reads it (forwarded at once), counts in s1 the
+// re-reads that missed it (never), then a store-release and a
+// load-acquire.
+var wmoCtrlProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4",         // t3 = 0x8001_0000
+	"add a3,t3,t1",         // 80000020: own word
+	"add a4,t3,t2",         // the other's
+	"addi a6,a3,8",         // own release word (registers start at 0)
+	"addi a7,a4,8",         // the other's
+	"addi a0,a0,1",         // 80000030: loop
+	"lw a1,0(a4)",          // 80000034
+	"bne a1,zero,8000003c", // to the next instruction either way
+	"sw a0,0(a3)",          // 8000003c
+	"lw a2,0(a3)",          // 80000040
+	"beq a2,a0,8000004c",
+	"addi s1,s1,1",
+	"sw.rl a0,(a6)", // 8000004c
+	"lw.aq a5,(a7)", // 80000050
+	"j 80000030",
+}
+
+// A store after a control dependency waits in the buffer for the load it
+// depends on, and a store-release waits there flagged: both are state that
+// a snapshot carries and the state hash covers, and a run continues
+// exactly from a snapshot taken while they wait. The hart still reads its
+// own store at once.
+func TestWaitingStoresAndReleasesAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoCtrlProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	waiting := func(m *Machine) (wait, rel bool) {
+		for _, h := range m.harts {
+			for _, s := range h.w.st[:h.w.ns] {
+				wait = wait || s.wait != 0
+				rel = rel || s.rel
+			}
+		}
+		return
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			if w, _ := waiting(b); w {
+				break
+			}
+		}
+		if w, _ := waiting(b); !w {
+			continue // this seed defers too little
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			for k := range hh.w.st[:hh.w.ns] {
+				hh.w.st[k].wait = 0
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover a store's wait mask", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if hh.w.nl > 0 {
+				hh.wmoResolveAll()
+			}
+			if s1 := hh.X(9); s1 != 0 {
+				t.Errorf("seed %d hart %d: %d re-reads missed the own store", seed, hh.ID, s1)
+			}
+		}
+		sawRel := false
+		for at := uint64(200); at < 5000 && !sawRel; at += 3 {
+			a.Run(a.ICount() + 3)
+			_, sawRel = waiting(a)
+		}
+		if !sawRel {
+			t.Errorf("seed %d: no store-release ever waited in the buffer", seed)
+		}
+		return
+	}
+	t.Fatal("no seed of 20 had a store waiting for a load")
+}
+
+// wmoSMCProgram calls a function at 0x80002000 (which returns 1 in a0),
+// keeps the result in s2, then writes "addi a0,zero,42; ret" over it, with
+// fence.i, and calls it again (result in s3), then writes "addi
+// a0,zero,7; ret" to a page never run before, with fence.i, and calls
+// that: the hart's fetch must see its own stores, buffered or not.
+var wmoSMCProgram = []string{
+	"addi t0,zero,1", // 80000000
+	"slli t0,t0,31",
+	"lui t3,0x2",
+	"add t0,t0,t3",  // t0 = 0x8000_2000
+	"jalr ra,0(t0)", // 80000010
+	"addi s2,a0,0",
+	"lui t1,0x2a00",
+	"addi t1,t1,0x513", // addi a0,zero,42
+	"sw t1,0(t0)",      // 80000020
+	"lui t2,0x8",
+	"addi t2,t2,0x67", // ret
+	"sw t2,4(t0)",
+	"fence.i", // 80000030
+	"jalr ra,0(t0)",
+	"addi s3,a0,0",
+	"lui t3,0x1",   // 80000040
+	"add t0,t0,t3", // t0 = 0x8000_3000, a page never run
+	"lui t1,0x700",
+	"addi t1,t1,0x513", // addi a0,zero,7
+	"sw t1,0(t0)",      // 80000050
+	"sw t2,4(t0)",
+	"fence.i",
+	"jalr ra,0(t0)",
+	"j 80000060", // 80000060
+}
+
+// Under rvwmo, fence.i orders no data access, yet a hart's fetch after it
+// sees its own earlier stores, whether they are to a page with decoded
+// code (the second call: fence.i drains them) or not (the third: the
+// fetch does).
+func TestAHartExecutesTheCodeItWroteUnderRVWMO(t *testing.T) {
+	for seed := uint64(0); seed <= 30; seed++ {
+		model := ModelRVWMO
+		if seed == 0 {
+			model = ModelSC // the program itself is right
+		}
+		m := mustBuild(t, programBuild(t, wmoSMCProgram, 1, 97, func(m *Machine) {
+			m.cfg.Seed = seed
+			old := []byte{0x13, 0x05, 0x10, 0x00, 0x67, 0x80, 0x00, 0x00} // addi a0,zero,1; ret
+			if err := m.WritePhys(DefaultRAMBase+0x2000, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.SetMemoryModel(model); err != nil {
+				t.Fatal(err)
+			}
+		}))
+		m.Run(200)
+		h := m.harts[0]
+		if h.w != nil {
+			h.wmoSettle()
+		}
+		if h.X(18) != 1 || h.X(19) != 42 || h.X(10) != 7 {
+			t.Fatalf("seed %d: the calls returned %d, %d and %d, want 1, 42 and 7", seed, h.X(18), h.X(19), h.X(10))
+		}
+	}
 }

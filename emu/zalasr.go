@@ -10,10 +10,13 @@ import "everett/isa"
 // hart runs at a time and every access is performed in program order, so
 // there they are the plain load or store. Under rvwmo (wmo.go) a
 // load-acquire without rl is performed when it executes, never deferred,
-// so that every later access comes after it; a store-release, and a load
-// with rl, settle the hart first and are performed in place, which orders
-// them after every earlier access and before every later one (stronger
-// than the instruction asks, never weaker). The JIT does not translate
+// so that every later access comes after it, after draining every
+// buffered store-release (rule 7); a store-release without aq resolves
+// every earlier load and waits in the store buffer, draining only as its
+// oldest entry, so every earlier store drains first, while later plain
+// loads and stores may pass it; a load with rl and a store with aq settle the hart
+// first and are performed in place (stronger than the instruction asks,
+// never weaker). The JIT does not translate
 // them: a block is translated up to its first Zalasr op, and the
 // interpreter runs the rest.
 
@@ -84,7 +87,46 @@ func (h *Hart) wmoLoadAcquire(vpc uint64, o *op, i int) int {
 	if r != wmoDone {
 		return r
 	}
+	h.wmoDrainReleases()
 	h.wmoResolveOverlap(pa, size) // CoRR with an earlier deferred load
-	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size))
+	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size, h.w.seq))
+	return wmoDone
+}
+
+// wmoDrainReleases drains the buffer up to its youngest store-release, in
+// order, so that every store-release is performed before a later
+// acquire (rule 7: both are RCsc).
+func (h *Hart) wmoDrainReleases() {
+	w := h.w
+	last := -1
+	for k := 0; k < w.ns; k++ {
+		if w.st[k].rel {
+			last = k
+		}
+	}
+	for ; last >= 0; last-- {
+		h.wmoDrain(0)
+	}
+}
+
+// wmoStoreRelease issues a Zalasr store-release (without aq) under rvwmo:
+// every earlier load resolves now and every earlier store drains before
+// it (rule 6: a release entry drains only as the oldest), but it waits in
+// the buffer like a plain store, so later loads and stores may pass it,
+// as RVWMO allows;
+// only a later acquire drains it first (wmoDrainReleases). A misaligned
+// address, one with aq, or an access the model does not buffer goes the
+// slow way (settled, in place).
+func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
+	size := lasrSize(o.kind)
+	if h.x[o.rs1]&uint64(size-1) != 0 || o.raw>>26&1 != 0 {
+		return wmoSlow
+	}
+	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
+	if r != wmoDone {
+		return r
+	}
+	h.wmoResolveAll()
+	h.wmoBuffer(pa, size, h.x[o.rs2], true)
 	return wmoDone
 }
