@@ -9,7 +9,8 @@ import (
 // stands beside the nearest history that must pass, so a checker that
 // passes everything and one that fails everything are both caught.
 
-// ms is a time of the history in nanoseconds.
+// ms is n milliseconds in the history's unit, nanoseconds: the helpers
+// below take call and return times in milliseconds.
 func ms(n int64) int64 { return n * 1e6 }
 
 func initially(key, value string, rev int64) *record {
