@@ -2,7 +2,8 @@
 // example's (race/race.c, built with its own crt0.S and link.ld like its
 // Makefile does): the audit passes under fixed schedules from a quantum of
 // 64 instructions up, everett's default included, and fails under a very
-// fine one. The kv example's tests live in kv/.
+// fine one. The kv example's tests live in kv/; the etcd example's in its
+// own module, which etcd_test.go runs.
 package examples
 
 import (

@@ -170,9 +170,9 @@ func maxRev(history []*record) int64 {
 }
 
 // checkHashes asks every member for the hash of its key-value store at
-// revision rev, for up to hashWait (a member may be cut off for good); the
-// members that answer must agree. It returns what is wrong, or "", and how
-// many members answered.
+// revision rev, for up to hashWait (a member may be cut off for good), and
+// compares the answers (compareHashes). It returns what is wrong, or "",
+// and how many members answered.
 func checkHashes(cli *clientv3.Client, eps []string, rev int64) (string, int) {
 	hashes := map[string]uint32{}
 	deadline := time.Now().Add(hashWait)
@@ -191,17 +191,30 @@ func checkHashes(cli *clientv3.Client, eps []string, rev int64) (string, int) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+	return compareHashes(eps, hashes, rev), len(hashes)
+}
+
+// compareHashes checks the members' answers to HashKV at revision rev
+// (endpoint -> hash; a member that did not answer is absent): at least two
+// members of eps answered, and every one that did has the hash of the
+// first of them in eps's order. It returns what is wrong, or "".
+func compareHashes(eps []string, hashes map[string]uint32, rev int64) string {
 	var first string
+	answered := 0
 	for _, ep := range eps {
 		h, ok := hashes[ep]
 		if !ok {
 			continue
 		}
+		answered++
 		if first == "" {
 			first = ep
 		} else if h != hashes[first] {
-			return fmt.Sprintf("HashKV at revision %d: %s has %08x, %s has %08x", rev, first, hashes[first], ep, h), len(hashes)
+			return fmt.Sprintf("HashKV at revision %d: %s has %08x, %s has %08x", rev, first, hashes[first], ep, h)
 		}
 	}
-	return "", len(hashes)
+	if answered < 2 {
+		return fmt.Sprintf("HashKV at revision %d: %d of %d members answered within %v, too few to compare (want at least 2)", rev, answered, len(eps), hashWait)
+	}
+	return ""
 }
