@@ -14,7 +14,8 @@
 # check-versions.sh lists the releases this recipe was seen to build.
 #
 # Cache: $EVERETT_CACHE/etcd/<key>/, <key> hashing the Go toolchain, the
-# etcd version, this script, build-server.sh, go.mod, go.sum and every Go
+# etcd version, this script, build-server.sh, go.mod and go.sum (the
+# repository's too: the module replaces everett with it) and every Go
 # source the init, the client and the packer are built from (the server
 # has a cache of its own, see build-server.sh). Two builds with the same
 # key are byte-identical.
@@ -37,7 +38,7 @@ key=$(
 	{
 		"$GO" version
 		echo "etcd $ETCD_VERSION"
-		for f in guest-images/examples/etcd/build.sh guest-images/examples/etcd/build-server.sh \
+		for f in go.mod go.sum guest-images/examples/etcd/build.sh guest-images/examples/etcd/build-server.sh \
 			guest-images/examples/etcd/go.mod guest-images/examples/etcd/go.sum \
 			guest-images/examples/etcd/init/*.go guest-images/examples/etcd/workload/*.go \
 			guest-images/examples/etcd/client/*.go guest-images/sdk/go/everett/* guest-images/sdk/go/netconf/*.go \
