@@ -38,11 +38,11 @@ import (
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
 // buffer, after every earlier load resolved, and drains only as the
-// oldest entry; a later acquire drains it first. fence.i orders no memory access (RVWMO
-// gives it none): it drains the buffer only if a buffered store is to a
-// page with decoded code, and a fetch that misses the jump cache drains
-// it if a buffered store is to the fetched page, so the hart's own fetch
-// sees its stores. Everything else is performed in place
+// oldest entry; a later acquire drains it first. fence.i resolves every
+// deferred load (see the FENCE_I case of execWMO) and drains the buffer
+// only if a buffered store is to a page with decoded code, and a fetch
+// that misses the jump cache drains it if a buffered store is to the
+// fetched page, so the hart's own fetch sees its stores. Everything else is performed in place
 // after the hart settles (every pending load resolved, the buffer
 // drained): AMOs, LR/SC, Zalasr loads with rl and stores with aq, CSR
 // accesses, system instructions, sfence.vma, floating-point loads and
@@ -315,11 +315,17 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
-			// RVWMO gives fence.i no memory ordering: deferred loads
-			// stay pending, and buffered stores stay unless one is to a
-			// page with decoded code, whose blocks the hart's fetch might
-			// still find (then all drain, in order; wmoFetch covers
-			// pages decoded later).
+			// Every deferred load resolves: the RVWMO chapter's rules
+			// give fence.i no data ordering, but the public suite's
+			// generator counts a control dependency and a fence.i as
+			// ordering the load before what follows (its SAFE
+			// ctrlfencei tests), and the model results that would
+			// settle it are not in our copy: stronger than the chapter,
+			// never weaker than the suite (RATIONALE). Buffered stores
+			// stay unless one is to a page with decoded code, whose
+			// blocks the hart's fetch might still find (then all drain,
+			// in order; wmoFetch covers pages decoded later).
+			h.wmoResolveAll()
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
