@@ -72,13 +72,14 @@ echo "shared search, one-node Linux, $UNIVERSES universes: 1 process $r1 univers
 
 # first NAME PROCS SPEC-ARGS...: the median over seeds of the seconds to
 # the first failure.
+# (Its variables are not shared's: sh functions share one namespace.)
 first() {
-	name=$1 procs=$2
+	fname=$1 fprocs=$2
 	shift 2
 	for s in $(seq "$SEEDS"); do
-		shared "$name-$procs-$s" "$procs" "$@" --seed "$s" --stop-on-failure --time 30m
-		"$EVERETT" report --shared "file://$tmp/bucket-$name-$procs-$s" --out "$tmp/$name-$procs-$s-report" >/dev/null || true
-		sed -n 's/.*"seconds": \([0-9.e+-]*\).*/\1/p' "$tmp/$name-$procs-$s-report/summary.json" | tail -n 1
+		shared "$fname-$fprocs-$s" "$fprocs" "$@" --seed "$s" --stop-on-failure --time 30m
+		"$EVERETT" report --shared "file://$tmp/bucket-$fname-$fprocs-$s" --out "$tmp/$fname-$fprocs-$s-report" >/dev/null || true
+		sed -n 's/.*"seconds": \([0-9.e+-]*\).*/\1/p' "$tmp/$fname-$fprocs-$s-report/summary.json" | tail -n 1
 	done | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "none"; else printf "%.2f", v[int((NR + 1) / 2)] }'
 }
 
