@@ -620,26 +620,18 @@ func (s *Search) Pull() ([]*explorer.BatchRecord, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	var keys []string
-	it := s.b.List(&blob.ListOptions{Prefix: "done/"})
-	for {
-		o, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		seen := s.read[o.Key]
-		s.mu.Unlock()
-		if !seen && strings.HasSuffix(o.Key, ".json") {
-			keys = append(keys, o.Key)
-		}
+	all, err := s.jsonKeys(ctx, "done/")
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(keys)
 	var out []*explorer.BatchRecord
-	for _, k := range keys {
+	for _, k := range all {
+		s.mu.Lock()
+		seen := s.read[k]
+		s.mu.Unlock()
+		if seen {
+			continue
+		}
 		rec, err := s.readRecord(ctx, k)
 		if err != nil {
 			return nil, err
@@ -691,10 +683,13 @@ type Body struct {
 
 // RecordBodies reads every done object of the search, by key.
 func (s *Search) RecordBodies() ([]Body, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	var out []Body
-	it := s.b.List(&blob.ListOptions{Prefix: "done/"})
+	return s.jsonBodies("done/")
+}
+
+// jsonKeys lists the keys of the JSON objects under prefix, in order.
+func (s *Search) jsonKeys(ctx context.Context, prefix string) ([]string, error) {
+	var keys []string
+	it := s.b.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		o, err := it.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -703,16 +698,30 @@ func (s *Search) RecordBodies() ([]Body, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !strings.HasSuffix(o.Key, ".json") {
-			continue
+		if strings.HasSuffix(o.Key, ".json") {
+			keys = append(keys, o.Key)
 		}
-		b, err := readAll(ctx, s.b, o.Key)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Key, err)
-		}
-		out = append(out, Body{o.Key, b})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// jsonBodies reads every JSON object under prefix, in key order.
+func (s *Search) jsonBodies(prefix string) ([]Body, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	keys, err := s.jsonKeys(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Body, 0, len(keys))
+	for _, k := range keys {
+		b, err := readAll(ctx, s.b, k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out = append(out, Body{k, b})
+	}
 	return out, nil
 }
 
@@ -733,26 +742,13 @@ func (s *Search) Progress() (done, ranges int, err error) {
 
 // Failures reads the failure reports of the search: name → bytes.
 func (s *Search) Failures() (map[string][]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	out := map[string][]byte{}
-	it := s.b.List(&blob.ListOptions{Prefix: "failures/"})
-	for {
-		o, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !strings.HasSuffix(o.Key, ".json") {
-			continue
-		}
-		b, err := readAll(ctx, s.b, o.Key)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Key, err)
-		}
-		out[strings.TrimPrefix(o.Key, "failures/")] = b
+	bodies, err := s.jsonBodies("failures/")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(bodies))
+	for _, b := range bodies {
+		out[strings.TrimPrefix(b.Key, "failures/")] = b.Body
 	}
 	return out, nil
 }
