@@ -311,12 +311,18 @@ func (s *sink) Event(data []byte, hart int) {
 		if e.Name != "" { // the process it could not start, say
 			f.Message = e.Name + ": " + e.Message
 		}
+	case e.GoDeadlock():
+		f.Kind = "deadlock"
+		f.Message = "the goroutines of " + e.Name + " wait with nothing to wake them (Go's runtime: all goroutines are asleep)"
 	case e.Signal != 0:
 		f.Kind = "signal"
 		f.Message = fmt.Sprintf("%s killed by %s", e.Name, e.SignalLabel())
 	default:
 		f.Kind = "exit"
 		f.Message = fmt.Sprintf("%s exited with code %d", e.Name, *e.Code)
+	}
+	if line := e.CrashLine(); line != "" && f.Kind != "deadlock" {
+		f.Message += ": " + line
 	}
 	u.fail(f)
 }

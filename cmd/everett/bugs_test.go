@@ -65,11 +65,11 @@ func TestExploreLinuxFindsTheBugsItFindsQuicklyTodayFromSeed1(t *testing.T) {
 		{"counter", "signal: counter killed by SIGABRT", "Assertion `served == 2 * REQUESTS' failed", 100},
 		{"uaf", "signal: uaf killed by SIGABRT", "Assertion `s->magic == LIVE' failed", 100},
 		{"go-counter", "exit: go-counter exited with code 1", "counter: served", 200},
-		{"go-locksend", "exit: go-locksend exited with code 2", "chan send", 100},
+		{"go-locksend", "deadlock: the goroutines of go-locksend wait with nothing to wake them (Go's runtime: all goroutines are asleep)", "chan send", 100},
 		{"initorder", "signal: initorder killed by SIGSEGV", "", 200},
 		{"rwflag", "signal: rwflag killed by SIGABRT", "", 300},
 		{"wrongsignal", "deadlock: the threads of wrongsignal wait with nothing to wake them", "futex", 200},
-		{"go-leak", "exit: go-leak exited with code 2", "chan send", 300},
+		{"go-leak", "deadlock: the goroutines of go-leak wait with nothing to wake them (Go's runtime: all goroutines are asleep)", "chan send", 300},
 	} {
 		t.Run(tc.name+" is found", func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "explore", "--linux", "--smp", "2", "--seed", "1", "--universes", fmt.Sprint(tc.within),

@@ -327,13 +327,75 @@ func printProcess(w io.Writer, f *explorer.Failure) {
 	for _, t := range e.Threads {
 		fmt.Fprintf(w, "  thread %s\n", t)
 	}
-	if out := strings.TrimRight(e.Output, "\n"); out != "" {
-		fmt.Fprintf(w, "  last output of %s:\n", e.Name)
-		for _, l := range strings.Split(out, "\n") {
-			fmt.Fprintf(w, "    | %s\n", l)
+	for _, g := range e.Goroutines {
+		dump, left := userGoroutines(g.Dump)
+		title := fmt.Sprintf("goroutines of %s (pid %d), as Go's runtime wrote them on SIGQUIT", g.Name, g.PID)
+		if left > 0 {
+			title += fmt.Sprintf(" (%d of the runtime's own left out here)", left)
 		}
+		printLines(w, title, dump)
+	}
+	if e.Crash != "" {
+		printLines(w, "Go's crash report of "+e.Name, e.Crash)
+	}
+	printLines(w, "last output of "+e.Name, e.Output)
+}
+
+// printLines prints text under a title, indented and marked, up to
+// printLinesMax lines: the whole is in the report.
+func printLines(w io.Writer, title, text string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	lines := strings.Split(text, "\n")
+	fmt.Fprintf(w, "  %s:\n", title)
+	for i, l := range lines {
+		if i == printLinesMax {
+			fmt.Fprintf(w, "    | … %d more lines in the report\n", len(lines)-i)
+			break
+		}
+		fmt.Fprintf(w, "    | %s\n", l)
 	}
 }
+
+// userGoroutines is a Go goroutine dump without the goroutines whose
+// every function is the runtime's (the idle, GC and finalizer goroutines
+// a SIGQUIT dump lists before the program's own), and how many it left
+// out. The dump's first block (the signal and the goroutine it came on)
+// is kept.
+func userGoroutines(dump string) (string, int) {
+	blocks := strings.Split(dump, "\n\n")
+	kept, left := blocks[:1], 0
+	for _, b := range blocks[1:] {
+		if strings.HasPrefix(b, "goroutine ") && runtimeOnly(b) {
+			left++
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return strings.Join(kept, "\n\n"), left
+}
+
+// runtimeOnly reports whether every function of a goroutine's stack
+// (the lines after its header that do not start with a tab) is in Go's
+// runtime.
+func runtimeOnly(block string) bool {
+	lines := strings.Split(block, "\n")
+	for _, l := range lines[1:] {
+		if l == "" || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		fn := strings.TrimPrefix(l, "created by ")
+		if !strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "internal/") {
+			return false
+		}
+	}
+	return true
+}
+
+// printLinesMax bounds the lines of one block printProcess prints.
+const printLinesMax = 60
 
 // printRootTrap prints the exception a failure is traced back to, and the
 // bisection that finds it.

@@ -103,7 +103,7 @@ func TestAGoTestBinarysFailedTestAndPanicAreFailuresThatReplay(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ mode, sig, shows string }{
 		{"error", "exit: gofail.test exited with code 1", "balance 90, want 100"},
-		{"panic", "exit: gofail.test exited with code 2", "assignment to entry in nil map"},
+		{"panic", "exit: gofail.test exited with code 2: panic: assignment to entry in nil map", "Go's crash report of gofail.test"},
 	} {
 		spec := filepath.Join(dir, tc.mode+".yaml")
 		yaml := "nodes:\n  - harts: 2\n    env: {GOFAIL: " + tc.mode + "}\n    run: [" + prog + ", -test.v]\n"
@@ -155,5 +155,43 @@ func TestExploreLinuxFindsTheUnfencedHandoffOnlyUnderRVWMO(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "explore", "--linux", "--smp", "2", "--seed", "1", "--universes", "20", "--out", t.TempDir(), prog)
 	if code != 0 {
 		t.Fatalf("under sc, explore exited %d:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestAGoProgramsDeadlockThatItsRuntimeMissesComesWithItsGoroutineDump:
+// two goroutines lock two mutexes in opposite orders while a third waits
+// in Accept, so Go's runtime (whose network poller is busy) never calls it
+// a deadlock. The init's watch does (deadlock: a stall of 500 ms), asks
+// the program for its goroutine dump with SIGQUIT, and the report shows
+// the two goroutines in Mutex.Lock.
+func TestAGoProgramsDeadlockThatItsRuntimeMissesComesWithItsGoroutineDump(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots Linux")
+	}
+	guestimg.Linux(t)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "gohelper")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", prog, "../../guest-images/init/testdata/gohelper")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=riscv64")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	spec := filepath.Join(dir, "spec.yaml")
+	yaml := "nodes:\n  - harts: 2\n    run: [" + prog + ", deadlock]\noracles:\n  deadlock: 500ms\n"
+	if err := os.WriteFile(spec, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "explore", spec, "--universes", "1", "--out", filepath.Join(dir, "out"))
+	const sig = "deadlock: the threads of gohelper wait with nothing to wake them"
+	if code != 1 || !strings.Contains(stdout, sig) || !strings.Contains(stdout, "goroutines of gohelper (pid ") ||
+		strings.Count(stdout, "sync.(*Mutex).Lock") < 2 {
+		t.Fatalf("explore exited %d, want 1 with %q and a goroutine dump showing two Mutex.Lock:\n%s\n%s", code, sig, stdout, stderr)
+	}
+	m := reportPath.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no replay command in:\n%s", stdout)
+	}
+	if code, rout, _ := runCLI(t, "replay", m[1]); code != 1 || !strings.Contains(rout, "reproduced: "+sig) {
+		t.Fatalf("replay exited %d:\n%s", code, rout)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -43,10 +44,46 @@ type Event struct {
 	Restarting bool `json:"restarting,omitempty"`
 	// Output is the last lines the process wrote to stdout and stderr.
 	Output  string   `json:"output,omitempty"`
+	// Crash is the Go crash report of a process that exited (its panic or
+	// fatal error and the goroutines' stacks), from its first line on: the
+	// init keeps it apart from Output, whose last lines would lose it.
+	Crash   string   `json:"crash,omitempty"`
 	Reason  string   `json:"reason,omitempty"`
 	Message string   `json:"message,omitempty"`
 	Threads []Thread `json:"threads,omitempty"`
+	// Goroutines are a deadlock's goroutine dumps: what each Go program of
+	// the workload wrote when the init sent it SIGQUIT.
+	Goroutines []GoroutineDump `json:"goroutines,omitempty"`
 }
+
+// GoroutineDump is the stack of every goroutine of one Go program, as
+// Go's runtime writes it on SIGQUIT.
+type GoroutineDump struct {
+	Name string `json:"name"`
+	PID  int    `json:"pid"`
+	Dump string `json:"dump"`
+}
+
+// goDeadlock is the fatal error of Go's runtime when no goroutine can
+// run again (runtime.checkdead).
+const goDeadlock = "fatal error: all goroutines are asleep - deadlock!"
+
+// GoDeadlock reports whether the event is the exit of a Go program whose
+// runtime found every goroutine asleep.
+func (e *Event) GoDeadlock() bool {
+	return e.Event == EventExit && strings.HasPrefix(e.Crash, goDeadlock)
+}
+
+// CrashLine is the first line of the Go crash report ("panic: ...",
+// "fatal error: ..."), "" when there is none, with hexadecimal numbers of
+// eight digits or more (addresses, which differ between universes) written
+// "0x…" so that one bug found twice reads the same.
+func (e *Event) CrashLine() string {
+	line, _, _ := strings.Cut(e.Crash, "\n")
+	return longHex.ReplaceAllString(line, "0x…")
+}
+
+var longHex = regexp.MustCompile(`0x[0-9a-fA-F]{8,}`)
 
 // Thread is where one thread of the workload waits, as the init read it
 // from /proc/PID/task/TID.

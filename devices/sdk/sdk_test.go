@@ -199,3 +199,22 @@ func TestEventsParseAndSayWhetherTheyAreFailures(t *testing.T) {
 		}
 	}
 }
+
+func TestAGoCrashReportsFirstLineNamesTheFailureWithoutItsAddresses(t *testing.T) {
+	for _, tc := range []struct {
+		crash, line string
+		deadlock    bool
+	}{
+		{"", "", false},
+		{"panic: assignment to entry in nil map\n\ngoroutine 1 [running]:\n", "panic: assignment to entry in nil map", false},
+		{"panic: bad pointer 0xc000012340 (0x1f)\n", "panic: bad pointer 0x… (0x1f)", false},
+		{"fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [semacquire]:\n", "fatal error: all goroutines are asleep - deadlock!", true},
+		{"fatal error: concurrent map writes\n", "fatal error: concurrent map writes", false},
+	} {
+		code := 2
+		e := &Event{Event: EventExit, Name: "p", Code: &code, Crash: tc.crash}
+		if e.CrashLine() != tc.line || e.GoDeadlock() != tc.deadlock {
+			t.Errorf("crash %q: line %q, Go deadlock %v; want %q, %v", tc.crash, e.CrashLine(), e.GoDeadlock(), tc.line, tc.deadlock)
+		}
+	}
+}

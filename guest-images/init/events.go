@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"everett/guest-images/sdk/go/everett"
@@ -47,6 +49,9 @@ type exitEvent struct {
 	KilledByEverett bool   `json:"killed_by_everett,omitempty"`
 	Restarting      bool   `json:"restarting,omitempty"`
 	Output          string `json:"output"`
+	// Crash is the Go crash report the process wrote (see tail), from its
+	// first line on.
+	Crash string `json:"crash,omitempty"`
 }
 
 type killEvent struct {
@@ -68,6 +73,16 @@ type deadlockEvent struct {
 	// Omitted counts the threads left out to keep the event within
 	// threadsReportedMax threads and everett.MaxEvent bytes.
 	Omitted int `json:"threads_omitted,omitempty"`
+	// Goroutines are the goroutine dumps of the workload's Go programs,
+	// which the init asked for with SIGQUIT once it saw the deadlock.
+	Goroutines []goroutineDump `json:"goroutines,omitempty"`
+}
+
+// goroutineDump is what a Go program wrote when the init sent it SIGQUIT.
+type goroutineDump struct {
+	Name string `json:"name"`
+	Pid  int    `json:"pid"`
+	Dump string `json:"dump"`
 }
 
 // threadReport is one thread of a deadlock event.
@@ -100,19 +115,65 @@ func encode(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// encodeDeadlock encodes ev, leaving out threads from the end until it has
-// at most threadsReportedMax threads and fits in everett.MaxEvent bytes.
+// encodeDeadlock encodes ev within at most threadsReportedMax threads and
+// everett.MaxEvent bytes: it halves the longest goroutine dump (at a line)
+// while one is longer than dumpBytesMin, then leaves out threads from the
+// end.
 func encodeDeadlock(ev deadlockEvent) []byte {
 	if n := len(ev.Threads) - threadsReportedMax; n > 0 {
 		ev.Threads, ev.Omitted = ev.Threads[:threadsReportedMax], ev.Omitted+n
 	}
+	ev.Goroutines = slices.Clone(ev.Goroutines)
 	for {
 		b := encode(ev)
-		if len(b) <= everett.MaxEvent || len(ev.Threads) == 0 {
+		if len(b) <= everett.MaxEvent {
 			return b
 		}
-		ev.Threads, ev.Omitted = ev.Threads[:len(ev.Threads)-1], ev.Omitted+1
+		longest := -1
+		for i, g := range ev.Goroutines {
+			if len(g.Dump) > dumpBytesMin && (longest < 0 || len(g.Dump) > len(ev.Goroutines[longest].Dump)) {
+				longest = i
+			}
+		}
+		switch {
+		case longest >= 0:
+			ev.Goroutines[longest].Dump = cutLines(ev.Goroutines[longest].Dump, len(ev.Goroutines[longest].Dump)/2)
+		case len(ev.Threads) > 0:
+			ev.Threads, ev.Omitted = ev.Threads[:len(ev.Threads)-1], ev.Omitted+1
+		default:
+			return b // cannot happen: a few short dumps fit
+		}
 	}
+}
+
+// encodeExit encodes ev within everett.MaxEvent bytes, cutting its crash
+// report (at a line) as needed.
+func encodeExit(ev exitEvent) []byte {
+	for {
+		b := encode(ev)
+		if len(b) <= everett.MaxEvent || ev.Crash == "" {
+			return b
+		}
+		if cut := cutLines(ev.Crash, len(ev.Crash)/2); cut != ev.Crash {
+			ev.Crash = cut
+		} else {
+			ev.Crash = ""
+		}
+	}
+}
+
+// dumpBytesMin is the length under which encodeDeadlock no longer cuts a
+// goroutine dump.
+const dumpBytesMin = 1024
+
+// cutLines is s cut to its lines that end within n bytes, marked "…\n" as
+// cut; "" and "…\n" when no whole line fits.
+func cutLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := strings.LastIndexByte(s[:n], '\n')
+	return s[:i+1] + "…\n"
 }
 
 // truncate cuts s to at most n bytes (n >= 3), on a rune boundary, the

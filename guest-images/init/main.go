@@ -128,6 +128,7 @@ func runInit(con *console) (code int) {
 			hasTimerfd: fs.hasTimerfd,
 		}
 		s.sampler = procSampler{fs: fs, root: os.Getpid(), names: s.nameOf}
+		s.isGo = fs.isGo
 	}
 	return s.run()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,33 @@ const (
 	tailLinesMax = 20   // lines of an exit event's output
 	tailBytesMax = 2048 // bytes of an exit event's output
 	lineBytesMax = 4096 // a longer line is written and kept in pieces
+	// A Go program's crash report (a panic, a fatal error such as "all
+	// goroutines are asleep - deadlock!", the goroutine dump SIGQUIT
+	// asks for) is kept from its first line: the tail of a dump of many
+	// goroutines would lose the line that says what went wrong.
+	crashLinesMax = 400
+	crashBytesMax = 10 << 10
 )
+
+// goCrashStarts are the first lines of the Go runtime's crash reports
+// (runtime/panic.go, runtime/signal_unix.go as of Go 1.26): a panic, a
+// fatal error, and the report of a signal the runtime dies of (SIGQUIT's
+// is the goroutine dump).
+var goCrashStarts = []string{
+	"panic: ", "fatal error: ", "SIGQUIT: quit", "SIGABRT: abort",
+	"SIGSEGV: segmentation violation", "SIGBUS: bus error", "SIGILL: illegal instruction",
+	"SIGFPE: floating-point exception", "SIGTRAP: trace trap",
+}
+
+// isGoCrashStart reports whether line opens a Go crash report.
+func isGoCrashStart(line []byte) bool {
+	for _, p := range goCrashStarts {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
 
 // console writes whole lines to /dev/console: the processes' output, raw,
 // and the init's own lines, which start with "everett-init: ". One
@@ -75,11 +102,17 @@ func (c *console) flush() {
 }
 
 // tail keeps the last lines of a process's output: at most tailLinesMax
-// lines and tailBytesMax bytes (newlines included), for its exit event.
+// lines and tailBytesMax bytes (newlines included), for its exit event;
+// and, from the first line that opens a Go crash report on, the first
+// crashLinesMax lines and crashBytesMax bytes of that report.
 type tail struct {
 	mu    sync.Mutex
 	lines []string
 	bytes int
+
+	crash      strings.Builder
+	crashLines int
+	crashFull  bool // a line did not fit: the report was cut
 }
 
 // add keeps line (without its newline), dropping the oldest lines beyond
@@ -90,12 +123,39 @@ func (t *tail) add(line []byte) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.addCrash(line)
 	t.lines = append(t.lines, string(line))
 	t.bytes += len(line) + 1
 	for len(t.lines) > tailLinesMax || t.bytes > tailBytesMax {
 		t.bytes -= len(t.lines[0]) + 1
 		t.lines = t.lines[1:]
 	}
+}
+
+// addCrash keeps line if a crash report has begun (or begins with it) and
+// there is room.
+func (t *tail) addCrash(line []byte) {
+	if t.crashFull || (t.crashLines == 0 && !isGoCrashStart(line)) {
+		return
+	}
+	if t.crashLines == crashLinesMax || t.crash.Len()+len(line)+1 > crashBytesMax {
+		t.crashFull = true
+		return
+	}
+	t.crash.Write(line)
+	t.crash.WriteByte('\n')
+	t.crashLines++
+}
+
+// crashReport is the Go crash report kept, each line ended by a newline
+// and a cut report by "…\n"; "" when the output had none.
+func (t *tail) crashReport() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.crashFull {
+		return t.crash.String() + "…\n"
+	}
+	return t.crash.String()
 }
 
 // String is the kept lines, each ended by a newline.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -344,6 +345,18 @@ func (p procfs) hasTimerfd(pid int) bool {
 		}
 	}
 	return false
+}
+
+// isGo reports whether process pid runs a Go program: its executable has
+// the .go.buildinfo section the Go linker writes (also into stripped
+// binaries).
+func (p procfs) isGo(pid int) bool {
+	f, err := elf.Open(filepath.Join(p.root, strconv.Itoa(pid), "exe"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.Section(".go.buildinfo") != nil
 }
 
 // procSampler samples the workload: every user process descended from

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -101,6 +102,14 @@ type supervisor struct {
 	// The deadlock watch; nil when off.
 	watch   *watch
 	sampler interface{ sample() (sample, error) }
+	// isGo reports whether process pid runs a Go program (nil: never asks
+	// for goroutine dumps).
+	isGo func(pid int) bool
+	// A deadlock waiting for the goroutine dumps of dumping until
+	// dumpDeadline (askDumps).
+	pendingDeadlock *deadlockEvent
+	dumping         []*proc
+	dumpDeadline    time.Duration
 
 	restartDelay time.Duration
 	restartsMax  int
@@ -211,6 +220,10 @@ func (s *supervisor) summary() string {
 func (s *supervisor) step() {
 	s.reapAll()
 	now := s.clock()
+	if s.pendingDeadlock != nil {
+		s.finishDumps(now) // nothing else happens while the dumps are written
+		return
+	}
 	for _, p := range s.procs {
 		if p.state == exiting && (closed(p.outDone) || now >= p.exitDeadline) {
 			s.finish(p)
@@ -256,6 +269,9 @@ func (s *supervisor) untilNext() time.Duration {
 	}
 	if s.killPending {
 		at(s.killAt)
+	}
+	if s.pendingDeadlock != nil {
+		at(s.dumpDeadline)
 	}
 	if s.watch != nil {
 		at(s.nextSample)
@@ -352,7 +368,7 @@ func (s *supervisor) reapAll() {
 // its restart policy.
 func (s *supervisor) finish(p *proc) {
 	st, name, pid := p.status, p.spec.name, p.pid
-	ev := exitEvent{Event: "exit", Name: name, Pid: pid, Task: !p.service, Output: p.out.String()}
+	ev := exitEvent{Event: "exit", Name: name, Pid: pid, Task: !p.service, Output: p.out.String(), Crash: p.out.crashReport()}
 	var code int // the run's exit code, should this end it
 	var how string
 	failed := true
@@ -377,7 +393,7 @@ func (s *supervisor) finish(p *proc) {
 	counted := restart && !ev.KilledByEverett
 	limit := counted && p.restarts >= s.restartsMax
 	ev.Restarting = restart && !limit
-	s.emit(ev)
+	s.host.Event(encodeExit(ev))
 	p.pid, p.killed = 0, false
 
 	switch {
@@ -483,7 +499,66 @@ func (s *supervisor) sampleNow(now time.Duration) {
 		}
 		s.con.say("  %s (pid %d) thread %d %q: %s; wchan %s; pc %#x", t.name, t.pid, t.tid, t.comm, v.waits[i], t.wchan, t.call.pc)
 	}
-	s.host.Event(encodeDeadlock(v.report(s.watch.table)))
+	ev := v.report(s.watch.table)
+	s.askDumps(&ev)
+	if len(s.dumping) == 0 {
+		s.reportDeadlock(ev)
+	}
+}
+
+// dumpWait is how long the init waits for the goroutine dumps it asked for
+// with SIGQUIT (a program may handle or ignore the signal).
+const dumpWait = 2 * time.Second
+
+// askDumps sends SIGQUIT to each Go program among the deadlocked
+// processes the supervisor started, so that Go's runtime writes every
+// goroutine's stack and exits; the deadlock is reported when they have
+// (finishDumps).
+func (s *supervisor) askDumps(ev *deadlockEvent) {
+	if s.isGo == nil {
+		return
+	}
+	for _, t := range ev.Threads {
+		p := s.byPid[t.Pid]
+		if p == nil || p.state != running || slices.Contains(s.dumping, p) || !s.isGo(p.pid) {
+			continue
+		}
+		if err := s.sys.kill(p.pid, syscall.SIGQUIT); err != nil {
+			s.con.say("goroutine dump: SIGQUIT to %s (pid %d): %v", p.spec.name, p.pid, err)
+			continue
+		}
+		s.con.say("goroutine dump: sent SIGQUIT to %s (pid %d), a Go program", p.spec.name, p.pid)
+		s.dumping = append(s.dumping, p)
+	}
+	if len(s.dumping) > 0 {
+		s.pendingDeadlock, s.dumpDeadline = ev, s.clock()+dumpWait
+	}
+}
+
+// finishDumps reports the pending deadlock once every program asked for
+// a dump has ended and its output has been drained, or dumpWait is over.
+func (s *supervisor) finishDumps(now time.Duration) {
+	if now < s.dumpDeadline {
+		for _, p := range s.dumping {
+			if p.state != exiting || !closed(p.outDone) {
+				return
+			}
+		}
+	}
+	ev := *s.pendingDeadlock
+	for _, p := range s.dumping {
+		d := goroutineDump{Name: p.spec.name, Pid: p.pid, Dump: p.out.crashReport()}
+		if d.Dump == "" {
+			d.Dump = "(no dump: the program did not end on SIGQUIT within " + dumpWait.String() + ")\n"
+		}
+		ev.Goroutines = append(ev.Goroutines, d)
+	}
+	s.reportDeadlock(ev)
+}
+
+// reportDeadlock sends the deadlock event and ends the run.
+func (s *supervisor) reportDeadlock(ev deadlockEvent) {
+	s.host.Event(encodeDeadlock(ev))
 	s.end(exitDeadlock, "deadlock")
 }
 

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -94,5 +98,81 @@ func TestAReadInAProcessHoldingATimerfdIsNoDeadlock(t *testing.T) {
 	ev := r.of("deadlock", "")
 	if r.code != exitDeadlock || len(ev) != 1 || !strings.Contains(ev[0].str("reason"), "(deadlock.stall_ns)") {
 		t.Errorf("code %d, events %v; want only the stall to end it", r.code, r.events)
+	}
+}
+
+var goHelper struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// goHelperPath builds testdata/gohelper for the host, once.
+func goHelperPath(t *testing.T) string {
+	t.Helper()
+	g := &goHelper
+	g.Do(func() {
+		dir, err := os.MkdirTemp("", "everett-init-gohelper")
+		if err != nil {
+			g.err = err
+			return
+		}
+		g.path = filepath.Join(dir, "gohelper")
+		if out, err := exec.Command("go", "build", "-o", g.path, "./testdata/gohelper").CombinedOutput(); err != nil {
+			g.err = fmt.Errorf("go build ./testdata/gohelper: %v\n%s", err, out)
+		}
+	})
+	if g.err != nil {
+		t.Fatal(g.err)
+	}
+	return g.path
+}
+
+func TestADeadlockedGoProgramIsAskedForItsGoroutineDumpWhichTheEventCarries(t *testing.T) {
+	needWaiter(t)
+	prog := goHelperPath(t)
+	spec := procSpec{name: "gomutex", path: prog, argv: []string{"gohelper", "deadlock"}, dir: "/"}
+	r := runSpecs(t, nil, []procSpec{spec}, func(s *supervisor) {
+		watching(true, 300*time.Millisecond)(s)
+		s.isGo = procfs{root: "/proc"}.isGo
+	})
+	ev := r.of("deadlock", "")
+	if r.code != exitDeadlock || len(ev) != 1 {
+		t.Fatalf("code %d, events %v; console:\n%s", r.code, r.events, r.console)
+	}
+	dumps, _ := ev[0]["goroutines"].([]any)
+	if len(dumps) != 1 {
+		t.Fatalf("goroutines %v; want one dump", ev[0]["goroutines"])
+	}
+	d := event(dumps[0].(map[string]any))
+	dump := d.str("dump")
+	if d.str("name") != "gomutex" || !strings.HasPrefix(dump, "SIGQUIT: quit\n") ||
+		strings.Count(dump, "sync.(*Mutex).Lock") < 2 || !strings.Contains(dump, "main.main") {
+		t.Errorf("dump of %q (pid %d):\n%s", d.str("name"), d.num("pid"), dump)
+	}
+	if len(r.of("exit", "")) != 0 {
+		t.Errorf("the dumped program's exit was reported: %v", r.events)
+	}
+	if !strings.Contains(r.console, "goroutine dump: sent SIGQUIT to gomutex") {
+		t.Errorf("console:\n%s", r.console)
+	}
+}
+
+func TestAGoPanicsReportIsKeptFromItsFirstLinePastTheOutputTail(t *testing.T) {
+	prog := goHelperPath(t)
+	r := runSpecs(t, nil, []procSpec{{name: "panicker", path: prog, argv: []string{"gohelper", "panic"}, dir: "/"}}, nil)
+	ex := r.of("exit", "panicker")
+	if r.code != 2 || len(ex) != 1 {
+		t.Fatalf("code %d, events %v", r.code, r.events)
+	}
+	crash, out := ex[0].str("crash"), ex[0].str("output")
+	if !strings.HasPrefix(crash, "panic: gohelper: boom\n") || strings.Count(crash, "main.deep(") < 40 {
+		t.Errorf("crash report:\n%s", crash)
+	}
+	if strings.Contains(out, "panic: gohelper: boom") {
+		t.Errorf("the output tail still holds the panic line; the test no longer shows what crash adds:\n%s", out)
+	}
+	if strings.Contains(crash, "working") {
+		t.Errorf("the crash report holds output from before the panic:\n%s", crash)
 	}
 }

@@ -254,3 +254,44 @@ func TestADeadlockEventKeepsWithin64ThreadsAndTheHostsLimit(t *testing.T) {
 		t.Errorf("an event with nothing omitted says threads_omitted: %s", few)
 	}
 }
+
+func TestLongGoroutineDumpsAreCutAtALineBeforeAnyThreadIsLeftOut(t *testing.T) {
+	var threads []thread
+	for i := range 8 {
+		threads = append(threads, futexThread(1000+i, 1000+i))
+	}
+	ev := (&verdict{reason: "dumps", threads: threads}).report(genericSyscalls)
+	line := "goroutine 7 [sync.Mutex.Lock]:\n\tmain.go:12 +0x84\n"
+	ev.Goroutines = []goroutineDump{
+		{Name: "a", Pid: 1, Dump: strings.Repeat(line, 600)}, // 27 KiB, tabs escaped
+		{Name: "b", Pid: 2, Dump: "SIGQUIT: quit\n"},
+	}
+	b := encodeDeadlock(ev)
+	var got deadlockEvent
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	a := got.Goroutines[0].Dump
+	if len(b) > everett.MaxEvent || len(got.Threads) != 8 || got.Omitted != 0 ||
+		!strings.HasSuffix(a, "\n…\n") || len(a) < everett.MaxEvent/4 || !strings.HasPrefix(a, line) ||
+		got.Goroutines[1].Dump != "SIGQUIT: quit\n" {
+		t.Errorf("%d bytes, %d threads (%d omitted), dumps of %d and %d bytes:\n%.200s…%s",
+			len(b), len(got.Threads), got.Omitted, len(a), len(got.Goroutines[1].Dump), a, a[max(0, len(a)-100):])
+	}
+	if ev.Goroutines[0].Dump != strings.Repeat(line, 600) {
+		t.Error("encodeDeadlock cut the caller's dump")
+	}
+}
+
+func TestAnExitEventsCrashReportIsCutToFitTheHostsLimit(t *testing.T) {
+	code := 2
+	crash := "panic: boom\n" + strings.Repeat("\tmain.deep(...)\n", 2000)
+	b := encodeExit(exitEvent{Event: "exit", Name: "p", Code: &code, Output: strings.Repeat("x", 2000), Crash: crash})
+	var got exitEvent
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > everett.MaxEvent || !strings.HasPrefix(got.Crash, "panic: boom\n") || !strings.HasSuffix(got.Crash, "\n…\n") {
+		t.Errorf("%d bytes; crash report of %d bytes: %.100s", len(b), len(got.Crash), got.Crash)
+	}
+}
