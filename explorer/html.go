@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"everett/devices/sdk"
 )
 
 // The HTML report of a sweep is one self-contained file: the template,
@@ -68,6 +70,9 @@ type htmlFailure struct {
 	List  []SweepOutcome // the first htmlSeedsPerFailure failing seeds
 	More  int            // failing seeds not listed
 	Where string         // node and hart of the first seed's failure
+	// Process is what everett's init reported with the first seed's
+	// failure (threads, a Go crash report or goroutine dumps, output).
+	Process *sdk.Event
 }
 
 type htmlAssertion struct {
@@ -134,6 +139,7 @@ func (f *SweepFile) HTML() ([]byte, error) {
 		}
 		if o.Seed == h.FirstSeed && o.Failure != nil {
 			h.Where = fmt.Sprintf("node %d, hart %d", o.Failure.Node, o.Failure.Hart)
+			h.Process = o.Failure.Process
 		}
 		if len(h.List) < htmlSeedsPerFailure {
 			h.List = append(h.List, o)

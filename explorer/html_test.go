@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"everett/devices/sdk"
 )
 
 // chromium returns Debian's Chromium, or skips.
@@ -177,6 +179,33 @@ func TestAPassingSweepRendersWithoutFailures(t *testing.T) {
 	}
 	for _, want := range []string{`data-status="pass"`, "No failures.", "all 4 seeds passed", `id="coverage-chart"`, "The guest made no SDK assertions."} {
 		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
+
+func TestTheHTMLReportShowsWhatTheInitReportedWithTheFirstSeedsFailure(t *testing.T) {
+	code := 2
+	proc := &sdk.Event{Event: sdk.EventExit, Name: "srv", Code: &code, Output: "last <line>\n",
+		Crash:      "panic: lost quorum\n\ngoroutine 1 [running]:\nmain.main()\n",
+		Threads:    []sdk.Thread{{Name: "srv", PID: 4, TID: 5, State: "S", Syscall: "futex"}},
+		Goroutines: []sdk.GoroutineDump{{Name: "srv", PID: 4, Dump: "SIGQUIT: quit\n\ngoroutine 7 [sync.Mutex.Lock]:\n"}}}
+	sig := "exit: srv exited with code 2: panic: lost quorum"
+	f := &SweepFile{Format: SweepFormat, Seeds: SeedRange{1, 2}, Totals: SweepTotals{Seeds: 2, Failed: 1, Signatures: 1},
+		Outcomes: []SweepOutcome{{Seed: 1, Outcome: "pass"}, {Seed: 2, Outcome: "fail", Signature: sig, Failure: &Failure{Kind: "exit", Process: proc}}},
+		Failures: []FailureGroup{{Signature: sig, Kind: "exit", Seeds: 1, FirstSeed: 2}}}
+	b, err := f.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{
+		"Where each thread waits", html.EscapeString(proc.Threads[0].String()),
+		"Goroutines of srv (pid 4)", "goroutine 7 [sync.Mutex.Lock]:",
+		"Go's crash report of srv", "panic: lost quorum\n\ngoroutine 1 [running]:",
+		"Last output of srv", "last &lt;line&gt;",
+	} {
+		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
