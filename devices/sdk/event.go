@@ -43,7 +43,7 @@ type Event struct {
 	// Restarting: the process's restart policy starts it again.
 	Restarting bool `json:"restarting,omitempty"`
 	// Output is the last lines the process wrote to stdout and stderr.
-	Output  string   `json:"output,omitempty"`
+	Output string `json:"output,omitempty"`
 	// Crash is the Go crash report of a process that exited (its panic or
 	// fatal error and the goroutines' stacks), from its first line on: the
 	// init keeps it apart from Output, whose last lines would lose it.
