@@ -189,7 +189,9 @@ func saveBootDisk(r *Report, k bootKey, e *bootEntry) {
 	}
 	if err := writeBootDisk(r, k, e, dir); err != nil {
 		bootNote("boot cache: not kept on disk: %v", err)
+		return
 	}
+	bootNote("boot cache: booted, and kept the boot (fork point at instruction %d) in %s", e.snap.ICount, dir)
 }
 
 func writeBootDisk(r *Report, k bootKey, e *bootEntry, dir string) error {
@@ -371,6 +373,7 @@ var bootDiskNoted sync.Map
 func fromDisk(r *Report, k bootKey) *bootEntry {
 	e, err := loadBootDisk(r, r.spec(), k)
 	if err == nil {
+		bootNote("boot cache: restored the boot (fork point at instruction %d) from %s", e.snap.ICount, bootDiskDir(k))
 		return e
 	}
 	if !errors.Is(err, errNoEntry) {
