@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 
 	"everett/emu"
@@ -262,27 +262,19 @@ func (fr *fuzzRunner) everettEngine(c *fuzzCase, e emu.Engine) ([]byte, uint64, 
 	return out.Bytes(), m.JITStats().Insns, nil
 }
 
-// isaRunner runs the suite's batches; one per test binary (building the
-// harness twice costs more than the suite).
-var isaRunner struct {
-	once sync.Once
-	fr   *fuzzRunner
-}
+// isaProgs numbers the suite's programs.
+var isaProgs atomic.Uint64
 
 // runISASuite runs cases under the interpreter, the JIT (where the host
 // has one) and QEMU, and fails with one line per case that differs.
 func runISASuite(t *testing.T, cases []isaCase) {
 	t.Helper()
-	isaRunner.once.Do(func() { isaRunner.fr = newFuzzRunner(t) })
-	fr := isaRunner.fr
-	if fr == nil {
-		t.Fatal("the harness did not build (see the first test that tried)")
-	}
+	fr := newFuzzRunner(t)
 	batches := isaBatches(t, fr.bare, cases)
 	failed := 0
 	var hostInsns uint64
 	for bi, b := range batches {
-		b.c.seed = uint64(bi) + 0x15a0000
+		b.c.seed = 0x15a0000 + isaProgs.Add(1) // names QEMU's file: unique across parallel tests
 		var runs []isaResult
 		q, err := fr.qemu(&b.c)
 		runs = append(runs, isaResult{engine: "qemu", dump: q, err: err})
