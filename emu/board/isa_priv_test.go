@@ -93,10 +93,10 @@ func privFrame(body []string) []string {
 		"pw2:", "ld t0,8(t1)", "beq t0,zero,pw2", "sd zero,8(t1)",
 		"addi s1,s1,1", "jal zero,pr",
 		"pdone:", "li t0,1", "sd t0,0(t1)", "park:", "jal zero,park",
-		"mtrap:",
+		"align4", "mtrap:", // xtvec's low bits are its mode
 		"csrrs t0,mcause,zero", "rec t0", "csrrs t0,mepc,zero", "rec t0", "csrrs t0,mtval,zero", "rec t0",
 		"csrrs t0,mstatus,zero", fmt.Sprintf("li t1,%d", privMask), "and t0,t0,t1", "rec t0", "jalr zero,0(s11)",
-		"strap:",
+		"align4", "strap:",
 		"csrrs t0,scause,zero", "rec t0", "csrrs t0,sepc,zero", "rec t0", "csrrs t0,stval,zero", "rec t0",
 		"csrrs t0,sstatus,zero", fmt.Sprintf("li t1,%d", privMask), "and t0,t0,t1", "rec t0", "jalr zero,0(s11)",
 	)
@@ -105,7 +105,8 @@ func privFrame(body []string) []string {
 
 // privAsm assembles a program with labels ("name:"), "la REG,LABEL"
 // (auipc+addi), "rec REG", "goto MODE LABEL" (MODE u, s or m) and "li"
-// of any constant, all of known length, into code placed at pc.
+// of any constant, all of known length, and "align4", into code placed
+// at pc.
 // Branch and jump operands may name labels. Fixed labels: recs, tohost,
 // tables, pristine.
 func privAsm(pc uint64, lines []string) ([]byte, map[string]uint64, error) {
@@ -141,8 +142,32 @@ func privAsm(pc uint64, lines []string) ([]byte, map[string]uint64, error) {
 			exp = append(exp, l)
 		}
 	}
-	// Pass 1: addresses.
+	// Pass 1: addresses ("align4" becomes a c.nop where needed).
 	at := pc
+	var aligned []string
+	for _, l := range exp {
+		if l == "align4" {
+			if at%4 != 0 {
+				aligned = append(aligned, "c.nop")
+				at += 2
+			}
+			continue
+		}
+		aligned = append(aligned, l)
+		if strings.HasSuffix(l, ":") {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "la "):
+			at += 8
+		case strings.HasPrefix(l, "c."):
+			at += 2
+		default:
+			at += 4
+		}
+	}
+	exp = aligned
+	at = pc
 	for _, l := range exp {
 		if strings.HasSuffix(l, ":") {
 			labels[strings.TrimSuffix(l, ":")] = at
@@ -367,17 +392,26 @@ const (
 func privTests(t *testing.T) []privTest {
 	return []privTest{
 		{
-			name: "ecall from U, S and M traps to M with causes 8, 9 and 11 (priv 3.1.15, 3.3.1)",
+			name: "ecall from U, S and M traps to M with causes 8, 9 and 11, ebreak and c.ebreak with 3 (priv 3.1.15, 3.3.1)",
 			body: []string{
 				"la s11,Lt1", "goto u Lu1", "Lu1:", "ecall",
 				"Lt1:", "la s11,Lt2", "goto s Ls1", "Ls1:", "ecall",
 				"Lt2:", "la s11,Lt3", "Lm1:", "ecall", "Lt3:",
+				"la s11,Lt4", "goto u Lu4", "Lu4:", "ebreak", "Lt4:",
+				"la s11,Lt5", "goto s Ls5", "Ls5:", "c.ebreak", "Lt5:",
 			},
 			want: func(l map[string]uint64) []uint64 {
 				var w []uint64
 				w = append(w, trap(cEcallU, l["Lu1"], 0, 0)...)
 				w = append(w, trap(cEcallS, l["Ls1"], 0, mppS)...)
-				return append(w, trap(cEcallM, l["Lm1"], 0, mppM)...)
+				w = append(w, trap(cEcallM, l["Lm1"], 0, mppM)...)
+				// breakpoints: mtval is the address of the ebreak (priv 3.1.16)
+				w = append(w, trap(3, l["Lu4"], l["Lu4"], 0)...)
+				return append(w, trap(3, l["Ls5"], l["Ls5"], mppS)...)
+			},
+			qemu: map[int]string{
+				14: "QEMU 7.2 writes 0 to mtval on a breakpoint; priv 3.1.16 allows zero or the address (everett writes the address)",
+				18: "(the same, for c.ebreak)",
 			},
 		},
 		{
@@ -581,7 +615,7 @@ func privPaging(t *testing.T, mode uint64) privTest {
 	)
 	pte0 := tab + 0x2000
 	return privTest{
-		name:   name + ": superpages, hardware-set A and D, U/SUM, MXR, invalid, reserved and misaligned-superpage PTEs, non-canonical addresses (priv 4.3.1, 4.3.2, 4.4, 4.5)",
+		name:   name + ": superpages, hardware-set A and D, U/SUM, MXR, invalid, reserved and misaligned-superpage PTEs, non-canonical addresses, MPRV (priv 3.1.6.3, 4.3.1, 4.3.2, 4.4, 4.5)",
 		tables: tables,
 		body: cat(
 			li("t1", mega+8), li("t0", 0x1111), []string{"sd t0,0(t1)"},
@@ -606,6 +640,12 @@ func privPaging(t *testing.T, mode uint64) privTest {
 			li("a1", 0x0000800000000000), []string{"la s11,Lc11", "Lf11:", "ld t0,0(a1)", "Lc11:"},
 			li("a1", 0xffffffc000000000), []string{"la s11,Lc12", "Lf12:", "ld t0,0(a1)", "Lc12:"},
 			[]string{"la s11,Lend", "Le:", "ecall", "Lend:"},
+			// MPRV: M-mode loads and stores translated as if in MPP's mode
+			set("mstatus", mPRV|mppS), li("a1", vMega+8), []string{"ld t0,0(a1)", "rec t0"},
+			// (with MPP=U no record can be stored: the records' page is S's)
+			clr("mstatus", mppM), li("a1", vPage+0x1000), []string{"ld a3,0(a1)"},
+			li("a1", vMega+8), []string{"la s11,Lc13", "Lf13:", "ld t0,0(a1)", "Lc13:", "rec a3"},
+			clr("mstatus", mPRV), li("a1", mega+8), []string{"ld t0,0(a1)", "rec t0"},
 		),
 		want: func(l map[string]uint64) []uint64 {
 			w := cat64(
@@ -625,7 +665,11 @@ func privPaging(t *testing.T, mode uint64) privTest {
 			// 0xffff_ffc0_0000_0000 is canonical under both; Sv39 finds
 			// root[256] empty; Sv48 root[511] empty: a page fault either way.
 			w = append(w, trap(cLoadPage, l["Lf12"], 0xffffffc000000000, sPP)...)
-			return append(w, trap(cEcallS, l["Le"], 0, mppS|sPP)...)
+			w = append(w, trap(cEcallS, l["Le"], 0, mppS|sPP)...)
+			w = append(w, 0x1111)
+			// a U access to a supervisor page: a fault taken in M, never delegated
+			w = append(w, trap(cLoadPage, l["Lf13"], vMega+8, mppM|mPRV|sPP)...)
+			return append(w, 0x3333, 0x1111) // MPP=M now: MPRV translates nothing
 		},
 	}
 }
@@ -673,7 +717,7 @@ func privCSRs(t *testing.T) privTest {
 	)
 	fsRead := []string{"csrrs t0,mstatus,zero", "srli t1,t0,13", "andi t1,t1,3", "rec t1", "srli t1,t0,63", "rec t1"}
 	return privTest{
-		name: "CSR side effects: FP instructions dirty mstatus.FS and set SD, FS=Off makes them illegal, sstatus is a view of mstatus, minstret counts, unsupported satp modes are ignored, misa (priv 3.1.1, 3.1.6.6, 3.1.11, 4.1.11)",
+		name: "CSR side effects: FP instructions dirty mstatus.FS and set SD, FS=Off and reserved rounding modes make them illegal, sstatus is a view of mstatus, minstret counts, unsupported satp modes are ignored, misa (priv 3.1.1, 3.1.6.6, 3.1.11, 4.1.11)",
 		body: cat(
 			set("mstatus", fsInit), []string{"fadd.d ft0,ft0,ft0"}, fsRead,
 			[]string{"csrrw zero,mstatus,zero"}, set("mstatus", fsInit), []string{"csrrwi zero,fflags,1"}, fsRead,
@@ -687,6 +731,13 @@ func privCSRs(t *testing.T) privTest {
 			li("t0", 10<<60|5), []string{"csrrw zero,satp,t0", "csrrs t0,satp,zero", "rec t0"},
 			li("t0", 8<<60|0x80010), []string{"csrrw zero,satp,t0", "csrrs t0,satp,zero", "rec t0", "csrrw zero,satp,zero"},
 			[]string{"csrrs t0,misa,zero", "rec t0"},
+			// reserved rounding modes: static 5 and 6, dyn with frm 5..7
+			set("mstatus", fsInit),
+			[]string{"la s11,Lc4", "Lf4:", fmt.Sprintf(".4byte %#x", rmFadd(5)), "Lc4:"},
+			[]string{"la s11,Lc5", "Lf5:", fmt.Sprintf(".4byte %#x", rmFadd(6)), "Lc5:"},
+			[]string{"csrrwi zero,frm,5", "la s11,Lc6", "Lf6:", "fadd.d ft0,ft0,ft0", "Lc6:"},
+			[]string{"csrrwi zero,frm,7", "la s11,Lc7", "Lf7:", "fadd.d ft0,ft0,ft0", "Lc7:", "csrrwi zero,frm,0"},
+			[]string{"csrrw zero,mstatus,zero"},
 		),
 		want: func(l map[string]uint64) []uint64 {
 			return cat64(
@@ -698,6 +749,10 @@ func privCSRs(t *testing.T) privTest {
 				[]uint64{1, 0, 8<<60 | 0x80010},
 				// RV64 (MXL 2) with A, C, D, F, I, M, S and U.
 				[]uint64{2<<62 | 1<<0 | 1<<2 | 1<<3 | 1<<5 | 1<<8 | 1<<12 | 1<<18 | 1<<20},
+				trap(cIllegal, l["Lf4"], rmFadd(5), mppM),
+				trap(cIllegal, l["Lf5"], rmFadd(6), mppM),
+				trap(cIllegal, l["Lf6"], bitsOf(t, "fadd.d ft0,ft0,ft0"), mppM),
+				trap(cIllegal, l["Lf7"], bitsOf(t, "fadd.d ft0,ft0,ft0"), mppM),
 			)
 		},
 		qemu: map[int]string{
@@ -707,3 +762,7 @@ func privCSRs(t *testing.T) privTest {
 		},
 	}
 }
+
+// rmFadd is fadd.d ft0,ft0,ft0 with rounding mode rm (unprivileged 11.2:
+// 5 and 6 are reserved).
+func rmFadd(rm uint32) uint64 { return uint64(0x02000053 | rm<<12) }
