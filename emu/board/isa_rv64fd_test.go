@@ -256,6 +256,13 @@ func rv64fdCases() []isaCase {
 		withWant(fcase("fmul.d fa4,fa1,fa2,rne", 0, "fa4", 0x0010000000000000, 0x3fe0000000000000), 0x0008000000000000, 0),
 		withWant(fcase("fmul.d fa4,fa1,fa2,rne", 0, "fa4", 0x0010000000000001, 0x3fe0000000000000), 0x0008000000000000, fUF|fNX),
 	)
+	// x0 as the destination of FP instructions that write an x register:
+	// the value is dropped, the flags are not.
+	for _, l := range []string{"fcvt.w.s zero,fa1", "fcvt.lu.d zero,fa2", "feq.s zero,fa1,fa1", "flt.d zero,fa2,fa2",
+		"fclass.d zero,fa2", "fmv.x.w zero,fa1", "fmv.x.d zero,fa2"} {
+		cs = append(cs, isaCase{name: l + " leaves x0 zero", set: []isaReg{{"fa1", box(0x7f800001)}, {"fa2", dCanon}},
+			lines: []string{l}, outs: []string{"zero", "fflags"}})
+	}
 	// fcsr, frm and fflags are views of one register (11.2); writes of
 	// fcsr keep bits 7:0 only.
 	cs = append(cs,

@@ -52,7 +52,7 @@ type isaCase struct {
 	outs  []string // registers whose values are compared, in order
 	frm   int      // fcsr.frm while the lines run (for dyn rounding)
 	want  []uint64 // if set: what the specification requires, per out
-	qemu  string   // if set: why QEMU is not compared (cites the spec)
+	qemu  string   // if set: why QEMU is not compared (cites the spec); no case needs it as of 2026-12-04
 }
 
 // isaReg is a register and the value a case gives it.
