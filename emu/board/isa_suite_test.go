@@ -266,13 +266,34 @@ func (fr *fuzzRunner) everettEngine(c *fuzzCase, e emu.Engine) ([]byte, uint64, 
 var isaProgs atomic.Uint64
 
 // runISASuite runs cases under the interpreter, the JIT (where the host
-// has one) and QEMU, and fails with one line per case that differs.
+// has one) and QEMU, and fails with one line per value that differs.
 func runISASuite(t *testing.T, cases []isaCase) {
+	t.Helper()
+	diffs, hostInsns, programs := checkISACases(t, cases)
+	for i, d := range diffs {
+		if i == 40 {
+			t.Errorf("... and %d more", len(diffs)-40)
+			break
+		}
+		t.Error(d)
+	}
+	n := 0
+	for _, c := range cases {
+		n += len(c.outs)
+	}
+	if emu.JITSupported() && hostInsns < uint64(len(cases))*(isaRounds/4) {
+		t.Errorf("the JIT ran %d instructions as host code for %d cases of %d rounds: too few to have run each case's instruction", hostInsns, len(cases), isaRounds)
+	}
+	t.Logf("%d cases (%d values compared) in %d programs; the JIT ran %d instructions as host code", len(cases), n, programs, hostInsns)
+}
+
+// checkISACases runs cases and returns a line for each value that differs
+// between the engines, from QEMU's (unless the case excuses QEMU) or from
+// the case's want; a program that does not run to its end fails t.
+func checkISACases(t *testing.T, cases []isaCase) (diffs []string, hostInsns uint64, programs int) {
 	t.Helper()
 	fr := newFuzzRunner(t)
 	batches := isaBatches(t, fr.bare, cases)
-	failed := 0
-	var hostInsns uint64
 	for bi, b := range batches {
 		b.c.seed = 0x15a0000 + isaProgs.Add(1) // names QEMU's file: unique across parallel tests
 		var runs []isaResult
@@ -320,29 +341,35 @@ func runISASuite(t *testing.T, cases []isaCase) {
 				if c.want != nil {
 					got = append(got, fmt.Sprintf("spec %#x", c.want[oi]))
 				}
-				failed++
-				if failed <= 40 {
-					t.Errorf("%s: %s: %s\n    %s", c.name, o, strings.Join(got, ", "), strings.Join(c.lines, "; "))
-				}
+				diffs = append(diffs, fmt.Sprintf("%s: %s: %s\n    %s", c.name, o, strings.Join(got, ", "), strings.Join(c.lines, "; ")))
 			}
 		}
 		// Everything but the scratch results must agree too: registers
 		// and fcsr at the end, and the data bytes.
 		for _, r := range runs[1:] {
 			if !bytes.Equal(r.dump[:outWords*8+isaDataBytes], runs[1].dump[:outWords*8+isaDataBytes]) {
-				t.Errorf("program %d: the %s dump's registers or data bytes differ from the interpreter's", bi+1, r.engine)
+				diffs = append(diffs, fmt.Sprintf("program %d: the %s dump's registers or data bytes differ from the interpreter's", bi+1, r.engine))
 			}
 		}
 	}
-	if failed > 40 {
-		t.Errorf("... and %d more", failed-40)
+	return diffs, hostInsns, len(batches)
+}
+
+// TestTheISASuiteNamesTheCaseWhoseValueIsNotTheSpecs is the suite's test
+// of itself: of two cases, the one whose wanted value is wrong (division
+// by zero gives all ones, not zero) is reported, by name and with every
+// engine's value, and the right one is not.
+func TestTheISASuiteNamesTheCaseWhoseValueIsNotTheSpecs(t *testing.T) {
+	t.Parallel()
+	wrong := withWant(rr("div", 5, 0), 0)
+	right := withWant(rr("add", 1, 2), 3)
+	diffs, _, _ := checkISACases(t, []isaCase{right, wrong})
+	if len(diffs) != 1 {
+		t.Fatalf("%d differences, want 1: %q", len(diffs), diffs)
 	}
-	n := 0
-	for _, c := range cases {
-		n += len(c.outs)
+	for _, s := range []string{wrong.name, "qemu 0xffffffffffffffff", "interp 0xffffffffffffffff", "spec 0x0"} {
+		if !strings.Contains(diffs[0], s) {
+			t.Errorf("the report %q does not say %q", diffs[0], s)
+		}
 	}
-	if emu.JITSupported() && hostInsns < uint64(len(cases))*(isaRounds/4) {
-		t.Errorf("the JIT ran %d instructions as host code for %d cases of %d rounds: too few to have run each case's instruction", hostInsns, len(cases), isaRounds)
-	}
-	t.Logf("%d cases (%d values compared) in %d programs; the JIT ran %d instructions as host code", len(cases), n, len(batches), hostInsns)
 }
