@@ -529,7 +529,7 @@ func cat64(parts ...[]uint64) []uint64 {
 
 func privDelegation(t *testing.T) privTest {
 	return privTest{
-		name: "medeleg sends U's ecall and illegal instructions to S, never M's own traps; mideleg sends SSI to S; an undelegated SSI in S goes to M (priv 3.1.8, 3.1.9, 4.1.1)",
+		name: "medeleg sends U's ecall and illegal instructions to S, never M's own traps; mideleg sends SSI and STI to S; an undelegated SSI in S goes to M; the CLINT's MTI is taken in M once MIE is set (priv 3.1.6.1, 3.1.8, 3.1.9, 4.1.3)",
 		body: cat(
 			set("medeleg", 1<<8|1<<2),
 			[]string{"la s11,Lc1", "goto u Lu1", "Lu1:", "ecall", "Lc1:", "la s11,Ln1", "Le1:", "ecall", "Ln1:"}, // S handler, then S's ecall to M
@@ -541,6 +541,14 @@ func privDelegation(t *testing.T) privTest {
 			[]string{"Ls4:", "csrrsi zero,sie,2", "csrrsi zero,sstatus,2", "Li4:", "addi zero,zero,0", "Lc4:", "csrrci zero,sip,2", "la s11,Ln4", "Le4:", "ecall", "Ln4:"},
 			[]string{"csrrw zero,mideleg,zero", "csrrsi zero,mie,2", "csrrsi zero,mip,2", "la s11,Lc5", "goto s Ls5", "Ls5:", "addi zero,zero,0",
 				"Lc5:", "csrrci zero,mip,2", "csrrw zero,mie,zero"},
+			// STIP, set by M (mip.STIP is writable there), delegated to S
+			set("mideleg", 1<<5), set("mip", 1<<5),
+			[]string{"la s11,Lc6", "goto s Ls6", "Ls6:"}, set("sie", 1<<5), []string{"csrrsi zero,sstatus,2", "Li6:", "addi zero,zero,0",
+				"Lc6:", "la s11,Ln6", "Le6:", "ecall", "Ln6:"}, clr("mip", 1<<5), []string{"csrrw zero,mie,zero", "csrrw zero,mideleg,zero"},
+			// MTI from the CLINT: mtimecmp 0 is due at once; taken in M once MIE is set
+			// (a4 holds the address: the handlers use t0 and t1)
+			li("a4", board.CLINTBase+0x4000), []string{"sd zero,0(a4)"}, set("mie", 1<<7),
+			[]string{"la s11,Lc7", "csrrsi zero,mstatus,8", "Li7:", "addi zero,zero,0", "Lc7:", "addi t0,zero,-1", "sd t0,0(a4)", "csrrw zero,mie,zero"},
 		),
 		want: func(l map[string]uint64) []uint64 {
 			intr := uint64(1)<<63 | 1
@@ -553,6 +561,9 @@ func privDelegation(t *testing.T) privTest {
 				trap(intr, l["Li4"], 0, sPP|sPIE), // taken in S after the write that enabled it
 				trap(cEcallS, l["Le4"], 0, mppS|sPP|sPIE),
 				trap(intr, l["Ls5"], 0, mppS|sPP|sPIE), // M: before S's first instruction
+				trap(1<<63|5, l["Li6"], 0, sPP|sPIE),
+				trap(cEcallS, l["Le6"], 0, mppS|sPP|sPIE),
+				trap(1<<63|7, l["Li7"], 0, mppM|mPIE|sPP|sPIE),
 			)
 		},
 	}
