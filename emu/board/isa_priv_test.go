@@ -39,6 +39,8 @@ const (
 	privTables  = 0x10000
 	privPrist   = 0x20000 // a pristine copy of privTables, copied back every round
 	privTableSz = 0x8000
+	privUCode   = 0x7000 // a page of code for U-mode (privTest.ucode)
+	privUCodeVA = 0x40206000
 	privImage   = 0x28000
 	privMega    = 0x200000 // the 2 MiB page the Sv39 megapage maps
 	privRAM     = 16 << 20
@@ -224,6 +226,7 @@ type privTest struct {
 	name   string
 	body   []string
 	tables map[uint64]uint64
+	ucode  []string // code for a user page at privUCodeVA, placed at privUCode
 	want   func(l map[string]uint64) []uint64
 	// qemu: records where qemu-system-riscv64 may differ from want, and
 	// why (an implementation's choice, or QEMU's deviation from the spec).
@@ -256,6 +259,11 @@ func runPriv(t *testing.T, p privTest) {
 	}
 	img := make([]byte, privImage)
 	copy(img, code)
+	ucode, err := assembleAt(privUCodeVA, p.ucode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(img[privUCode:], ucode)
 	for off, v := range p.tables {
 		binary.LittleEndian.PutUint64(img[privTables+off:], v)
 		binary.LittleEndian.PutUint64(img[privPrist+off:], v)
@@ -618,6 +626,7 @@ func privPaging(t *testing.T, mode uint64) privTest {
 		0x2000 + 2*8: pte(mega+0x102000, pV|pX|pA),          // execute-only
 		0x2000 + 4*8: pte(mega+0x104000, pV|pR|pA),          // read-only
 		0x2000 + 5*8: pte(mega+0x105000, pV|pW|pA|pD),       // W without R: reserved
+		0x2000 + 6*8: pte(base+privUCode, pV|pR|pX|pU|pA),   // user code
 		0x3000 + 0*8: pte(tab, pV),                          // Sv48 root: VA 0..512 GiB through the Sv39 root
 	}
 	const (
@@ -626,8 +635,9 @@ func privPaging(t *testing.T, mode uint64) privTest {
 	)
 	pte0 := tab + 0x2000
 	return privTest{
-		name:   name + ": superpages, hardware-set A and D, U/SUM, MXR, invalid, reserved and misaligned-superpage PTEs, non-canonical addresses, MPRV (priv 3.1.6.3, 4.3.1, 4.3.2, 4.4, 4.5)",
+		name:   name + ": superpages, hardware-set A and D, U/SUM, MXR, invalid, reserved and misaligned-superpage PTEs, non-canonical addresses, U code on a user page, MPRV (priv 3.1.6.3, 4.3.1, 4.3.2, 4.4, 4.5)",
 		tables: tables,
+		ucode:  []string{"ld a3,0(a1)", "sd a3,8(a1)", "ld a5,8(a1)", "ld t0,0(a2)"},
 		body: cat(
 			li("t1", mega+8), li("t0", 0x1111), []string{"sd t0,0(t1)"},
 			li("t1", mega+0x100010), li("t0", 0x2222), []string{"sd t0,0(t1)"},
@@ -650,6 +660,10 @@ func privPaging(t *testing.T, mode uint64) privTest {
 			li("a1", 0x40400000), []string{"la s11,Lc10", "Lf10:", "ld t0,0(a1)", "Lc10:"},
 			li("a1", 0x0000800000000000), []string{"la s11,Lc11", "Lf11:", "ld t0,0(a1)", "Lc11:"},
 			li("a1", 0xffffffc000000000), []string{"la s11,Lc12", "Lf12:", "ld t0,0(a1)", "Lc12:"},
+			// U-mode: loads and stores to its own page, then a load from
+			// a supervisor page (a page fault, to S)
+			li("a1", vPage+0x1000), li("a2", vMega+8), clr("sstatus", sPP), li("t0", privUCodeVA),
+			[]string{"csrrw zero,sepc,t0", "la s11,Lc14", "sret", "Lc14:", "rec a5"},
 			[]string{"la s11,Lend", "Le:", "ecall", "Lend:"},
 			// MPRV: M-mode loads and stores translated as if in MPP's mode
 			set("mstatus", mPRV|mppS), li("a1", vMega+8), []string{"ld t0,0(a1)", "rec t0"},
@@ -676,10 +690,12 @@ func privPaging(t *testing.T, mode uint64) privTest {
 			// 0xffff_ffc0_0000_0000 is canonical under both; Sv39 finds
 			// root[256] empty; Sv48 root[511] empty: a page fault either way.
 			w = append(w, trap(cLoadPage, l["Lf12"], 0xffffffc000000000, sPP)...)
-			w = append(w, trap(cEcallS, l["Le"], 0, mppS|sPP)...)
+			w = append(w, trap(cLoadPage, privUCodeVA+12, vMega+8, 0)...) // from U: SPP=U
+			w = append(w, 0x3333)
+			w = append(w, trap(cEcallS, l["Le"], 0, mppS)...)
 			w = append(w, 0x1111)
 			// a U access to a supervisor page: a fault taken in M, never delegated
-			w = append(w, trap(cLoadPage, l["Lf13"], vMega+8, mppM|mPRV|sPP)...)
+			w = append(w, trap(cLoadPage, l["Lf13"], vMega+8, mppM|mPRV)...)
 			return append(w, 0x3333, 0x1111) // MPP=M now: MPRV translates nothing
 		},
 	}
