@@ -40,10 +40,12 @@ func Assemble(pc uint64, lines ...string) ([]byte, error) {
 	return out, nil
 }
 
-// Symbol is a name and value for the ELF symbol table.
+// Symbol is a name, value and size (0: unknown) for the ELF symbol
+// table. QEMU's HTIF wants tohost and fromhost sized 8.
 type Symbol struct {
 	Name  string
 	Value uint64
+	Size  uint64
 }
 
 // Build returns an ELF64 RISC-V executable with code loaded at paddr (also
@@ -66,6 +68,7 @@ func Build(paddr uint64, code []byte, memSize uint64, syms ...Symbol) []byte {
 		e[4] = 0x10 // STB_GLOBAL, STT_NOTYPE
 		le.PutUint16(e[6:], 1)
 		le.PutUint64(e[8:], s.Value)
+		le.PutUint64(e[16:], s.Size)
 		sym = append(sym, e...)
 		strtab = append(append(strtab, s.Name...), 0)
 	}
