@@ -92,36 +92,7 @@ func BenchmarkF64MulAdd(b *testing.B) {
 	b.Run("RTZ", func(b *testing.B) { run(b, F64MulAdd, RTZ) })
 }
 
-func BenchmarkF32(b *testing.B) {
-	ops := benchOperands()
-	ops32 := make([][3]uint32, len(ops))
-	for i, o := range ops {
-		for j := range o {
-			ops32[i][j] = math.Float32bits(float32(math.Float64frombits(o[j])))
-		}
-	}
-	fns := []struct {
-		name string
-		fn   func(a, b, c uint32) (uint32, Flags)
-	}{
-		{"add", func(a, b, _ uint32) (uint32, Flags) { return F32Add(a, b, RNE) }},
-		{"mul", func(a, b, _ uint32) (uint32, Flags) { return F32Mul(a, b, RNE) }},
-		{"div", func(a, b, _ uint32) (uint32, Flags) { return F32Div(a, b, RNE) }},
-		{"sqrt", func(a, _, _ uint32) (uint32, Flags) { return F32Sqrt(a&^(1<<31), RNE) }},
-		{"fma", func(a, b, c uint32) (uint32, Flags) { return F32MulAdd(a, b, c, RNE) }},
-	}
-	for _, f := range fns {
-		b.Run(f.name, func(b *testing.B) {
-			var acc uint32
-			for i := 0; i < b.N; i++ {
-				o := &ops32[i&1023]
-				r, fl := f.fn(o[0], o[1], o[2])
-				acc += r + uint32(fl)
-			}
-			benchSink = uint64(acc)
-		})
-	}
-}
+func BenchmarkF32(b *testing.B) { benchF32(b, RNE) }
 
 // benchOperands32 is benchOperands rounded to binary32.
 func benchOperands32() [][3]uint32 {
@@ -137,17 +108,20 @@ func benchOperands32() [][3]uint32 {
 
 // BenchmarkF32RTZ is BenchmarkF32 under RTZ, which has no fast path: the
 // integer path with binary32 unpacking and rounding.
-func BenchmarkF32RTZ(b *testing.B) {
+func BenchmarkF32RTZ(b *testing.B) { benchF32(b, RTZ) }
+
+// benchF32 runs the binary32 arithmetic under rm.
+func benchF32(b *testing.B, rm uint8) {
 	ops32 := benchOperands32()
 	fns := []struct {
 		name string
 		fn   func(a, b, c uint32) (uint32, Flags)
 	}{
-		{"add", func(a, b, _ uint32) (uint32, Flags) { return F32Add(a, b, RTZ) }},
-		{"mul", func(a, b, _ uint32) (uint32, Flags) { return F32Mul(a, b, RTZ) }},
-		{"div", func(a, b, _ uint32) (uint32, Flags) { return F32Div(a, b, RTZ) }},
-		{"sqrt", func(a, _, _ uint32) (uint32, Flags) { return F32Sqrt(a&^(1<<31), RTZ) }},
-		{"fma", func(a, b, c uint32) (uint32, Flags) { return F32MulAdd(a, b, c, RTZ) }},
+		{"add", func(a, b, _ uint32) (uint32, Flags) { return F32Add(a, b, rm) }},
+		{"mul", func(a, b, _ uint32) (uint32, Flags) { return F32Mul(a, b, rm) }},
+		{"div", func(a, b, _ uint32) (uint32, Flags) { return F32Div(a, b, rm) }},
+		{"sqrt", func(a, _, _ uint32) (uint32, Flags) { return F32Sqrt(a&^(1<<31), rm) }},
+		{"fma", func(a, b, c uint32) (uint32, Flags) { return F32MulAdd(a, b, c, rm) }},
 	}
 	for _, f := range fns {
 		b.Run(f.name, func(b *testing.B) {
