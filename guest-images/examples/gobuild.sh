@@ -19,14 +19,16 @@
 # Cache: $EVERETT_CACHE/NAME/<key>/ (EVERETT_CACHE defaults to
 # ${XDG_CACHE_HOME:-$HOME/.cache}/everett), like the recipes of
 # guest-images/linux. <key> hashes the Go toolchain version, this script,
-# go.mod and every Go source the program and the packer are built from, so
-# that the archive is rebuilt exactly when one changes; two builds with the
-# same key are byte-identical.
+# go.mod and every file of the repository the program and the packer are
+# built from (go_sources in gosources.sh: the SDK packages they import
+# included), so that the archive is rebuilt exactly when one changes; two
+# builds with the same key are byte-identical.
 set -eu
 ex=${1:?usage: gobuild.sh NAME}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cache_root="${EVERETT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/everett}"
+. "$here/gosources.sh"
 GO=${GO:-go}
 
 name=$ex-initramfs.cpio
@@ -36,15 +38,16 @@ if [ "${GZIP:-${KV_GZIP:-0}}" = 1 ]; then
 	zflag=-z=true
 fi
 
+srcs=$(
+	(GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go_sources "$root" "$root" ./guest-images/examples/$ex) || exit 1
+	go_sources "$root" "$root" ./guest-images/sdk/go/mkinitramfs
+)
 key=$(
 	cd "$root"
 	{
 		"$GO" version
 		echo "$name"
-		for f in guest-images/examples/gobuild.sh go.mod \
-			guest-images/examples/$ex/*.go guest-images/sdk/go/everett/* \
-			guest-images/sdk/go/initramfs/*.go guest-images/sdk/go/mkinitramfs/*.go; do
-			case "$f" in *_test.go) continue ;; esac
+		for f in guest-images/examples/gobuild.sh guest-images/examples/gosources.sh go.mod $srcs; do
 			printf 'file %s\n' "$f"
 			cat "$f"
 		done

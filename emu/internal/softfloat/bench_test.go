@@ -92,7 +92,10 @@ func BenchmarkF64MulAdd(b *testing.B) {
 	b.Run("RTZ", func(b *testing.B) { run(b, F64MulAdd, RTZ) })
 }
 
-func BenchmarkF32(b *testing.B) {
+func BenchmarkF32(b *testing.B) { benchF32(b, RNE) }
+
+// benchOperands32 is benchOperands rounded to binary32.
+func benchOperands32() [][3]uint32 {
 	ops := benchOperands()
 	ops32 := make([][3]uint32, len(ops))
 	for i, o := range ops {
@@ -100,15 +103,25 @@ func BenchmarkF32(b *testing.B) {
 			ops32[i][j] = math.Float32bits(float32(math.Float64frombits(o[j])))
 		}
 	}
+	return ops32
+}
+
+// BenchmarkF32RTZ is BenchmarkF32 under RTZ, which has no fast path: the
+// integer path with binary32 unpacking and rounding.
+func BenchmarkF32RTZ(b *testing.B) { benchF32(b, RTZ) }
+
+// benchF32 runs the binary32 arithmetic under rm.
+func benchF32(b *testing.B, rm uint8) {
+	ops32 := benchOperands32()
 	fns := []struct {
 		name string
 		fn   func(a, b, c uint32) (uint32, Flags)
 	}{
-		{"add", func(a, b, _ uint32) (uint32, Flags) { return F32Add(a, b, RNE) }},
-		{"mul", func(a, b, _ uint32) (uint32, Flags) { return F32Mul(a, b, RNE) }},
-		{"div", func(a, b, _ uint32) (uint32, Flags) { return F32Div(a, b, RNE) }},
-		{"sqrt", func(a, _, _ uint32) (uint32, Flags) { return F32Sqrt(a&^(1<<31), RNE) }},
-		{"fma", func(a, b, c uint32) (uint32, Flags) { return F32MulAdd(a, b, c, RNE) }},
+		{"add", func(a, b, _ uint32) (uint32, Flags) { return F32Add(a, b, rm) }},
+		{"mul", func(a, b, _ uint32) (uint32, Flags) { return F32Mul(a, b, rm) }},
+		{"div", func(a, b, _ uint32) (uint32, Flags) { return F32Div(a, b, rm) }},
+		{"sqrt", func(a, _, _ uint32) (uint32, Flags) { return F32Sqrt(a&^(1<<31), rm) }},
+		{"fma", func(a, b, c uint32) (uint32, Flags) { return F32MulAdd(a, b, c, rm) }},
 	}
 	for _, f := range fns {
 		b.Run(f.name, func(b *testing.B) {
@@ -123,6 +136,65 @@ func BenchmarkF32(b *testing.B) {
 	}
 }
 
+// BenchmarkCompare measures the operations that compare or classify
+// without rounding (compare.go), in both formats.
+func BenchmarkCompare(b *testing.B) {
+	ops := benchOperands()
+	ops32 := benchOperands32()
+	b.Run("F64Min", func(b *testing.B) {
+		var acc uint64
+		for i := 0; i < b.N; i++ {
+			r, fl := F64Min(ops[i&1023][0], ops[i&1023][1])
+			acc += r + uint64(fl)
+		}
+		benchSink = acc
+	})
+	b.Run("F64Lt", func(b *testing.B) {
+		var acc uint64
+		for i := 0; i < b.N; i++ {
+			r, fl := F64Lt(ops[i&1023][0], ops[i&1023][1])
+			if r {
+				acc++
+			}
+			acc += uint64(fl)
+		}
+		benchSink = acc
+	})
+	b.Run("F64Class", func(b *testing.B) {
+		var acc uint64
+		for i := 0; i < b.N; i++ {
+			acc += F64Class(ops[i&1023][0])
+		}
+		benchSink = acc
+	})
+	b.Run("F32Max", func(b *testing.B) {
+		var acc uint32
+		for i := 0; i < b.N; i++ {
+			r, fl := F32Max(ops32[i&1023][0], ops32[i&1023][1])
+			acc += r + uint32(fl)
+		}
+		benchSink = uint64(acc)
+	})
+	b.Run("F32Le", func(b *testing.B) {
+		var acc uint64
+		for i := 0; i < b.N; i++ {
+			r, fl := F32Le(ops32[i&1023][0], ops32[i&1023][1])
+			if r {
+				acc++
+			}
+			acc += uint64(fl)
+		}
+		benchSink = acc
+	})
+	b.Run("F32Class", func(b *testing.B) {
+		var acc uint64
+		for i := 0; i < b.N; i++ {
+			acc += F32Class(ops32[i&1023][0])
+		}
+		benchSink = acc
+	})
+}
+
 func BenchmarkConvert(b *testing.B) {
 	ops := benchOperands()
 	b.Run("F64ToI64 RTZ", func(b *testing.B) {
@@ -130,6 +202,14 @@ func BenchmarkConvert(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			r, fl := F64ToI64(ops[i&1023][0], RTZ)
 			acc += r + int64(fl)
+		}
+		benchSink = uint64(acc)
+	})
+	b.Run("F64ToF32 RTZ", func(b *testing.B) {
+		var acc uint32
+		for i := 0; i < b.N; i++ {
+			r, fl := F64ToF32(ops[i&1023][0], RTZ)
+			acc += r + uint32(fl)
 		}
 		benchSink = uint64(acc)
 	})

@@ -15,14 +15,16 @@
 #
 # Cache: $EVERETT_CACHE/etcd/<key>/, <key> hashing the Go toolchain, the
 # etcd version, this script, build-server.sh, go.mod and go.sum (the
-# repository's too: the module replaces everett with it) and every Go
-# source the init, the client and the packer are built from (the server
-# has a cache of its own, see build-server.sh). Two builds with the same
-# key are byte-identical.
+# repository's too: the module replaces everett with it) and every file of
+# the repository the init, the client and the packer are built from
+# (go_sources in ../gosources.sh: the SDK packages they import included;
+# the server has a cache of its own, see build-server.sh). Two builds with
+# the same key are byte-identical.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 . "$root/guest-images/linux/lib.sh"
+. "$root/guest-images/examples/gosources.sh"
 GO=${GO:-go}
 # The release built when ETCD_VERSION is not set.
 default_version=v3.7.3
@@ -33,17 +35,17 @@ v3.[5-9].* | v3.[1-9][0-9].* | v[4-9].*) ;;
 esac
 
 disk=$(sh "$root/guest-images/linux/build-disk.sh" 256)
+srcs=$(
+	(GOOS=linux GOARCH=riscv64 CGO_ENABLED=0 go_sources "$root" "$here" ./init ./client) || exit 1
+	go_sources "$root" "$root" ./guest-images/sdk/go/mkinitramfs
+)
 key=$(
 	cd "$root"
 	{
 		"$GO" version
 		echo "etcd $ETCD_VERSION"
 		for f in go.mod go.sum guest-images/examples/etcd/build.sh guest-images/examples/etcd/build-server.sh \
-			guest-images/examples/etcd/go.mod guest-images/examples/etcd/go.sum \
-			guest-images/examples/etcd/init/*.go guest-images/examples/etcd/workload/*.go \
-			guest-images/examples/etcd/client/*.go guest-images/sdk/go/everett/* guest-images/sdk/go/netconf/*.go \
-			guest-images/sdk/go/initramfs/*.go guest-images/sdk/go/mkinitramfs/*.go; do
-			case "$f" in *_test.go) continue ;; esac
+			guest-images/examples/gosources.sh guest-images/examples/etcd/go.mod guest-images/examples/etcd/go.sum $srcs; do
 			printf 'file %s\n' "$f"
 			cat "$f"
 		done

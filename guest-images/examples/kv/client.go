@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"everett/guest-images/sdk/go/everett"
+	"everett/guest-images/sdk/go/netconf"
 )
 
 // The workload.
@@ -145,7 +146,7 @@ func (c *client) check(op int, k string, r message) {
 	// universe at a failed assertion, and its report shows the console.
 	c.say("op %d: read %s from node %d (view %d): %s, want %s: an acknowledged write is lost",
 		op, k, r.From, r.View, got, wantS)
-	drainConsole()
+	netconf.DrainConsole()
 	everett.Always(false, "reads see the last acknowledged write")
 }
 

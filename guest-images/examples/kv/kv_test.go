@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"everett/guest-images/sdk/go/nodeinit"
 )
 
 // These tests run on the host: the codec, the command line, and the
@@ -72,9 +74,9 @@ func TestTheCommandLineConfiguresTheNode(t *testing.T) {
 		{"everett.node=3 everett.nodes=3", config{}, true},
 		{"everett.nodes=x", config{}, true},
 	} {
-		got, err := parseCmdline(tc.cmdline)
+		got, err := parseConfig(nodeinit.ParseCmdline(tc.cmdline))
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
-			t.Errorf("parseCmdline(%q) = %+v, %v", tc.cmdline, got, err)
+			t.Errorf("parseConfig(%q) = %+v, %v", tc.cmdline, got, err)
 		}
 	}
 }

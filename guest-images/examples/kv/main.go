@@ -25,11 +25,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"everett/guest-images/sdk/go/everett"
+	"everett/guest-images/sdk/go/nodeinit"
 )
 
 // config is what the kernel command line says.
@@ -38,54 +36,24 @@ type config struct {
 	safe                     int
 }
 
-func parseCmdline(cmdline string) (config, error) {
-	c := config{node: 0, nodes: 3, client: -1, ops: defaultOps}
-	for _, f := range strings.Fields(cmdline) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			continue
-		}
-		var dst *int
-		switch k {
-		case "everett.node":
-			dst = &c.node
-		case "everett.nodes":
-			dst = &c.nodes
-		case "everett.client":
-			dst = &c.client
-		case "kv.ops":
-			dst = &c.ops
-		case "kv.safe":
-			dst = &c.safe
-		default:
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return c, fmt.Errorf("%s=%q: not a number", k, v)
-		}
-		*dst = n
+// parseConfig reads the node's settings from its kernel command line.
+func parseConfig(args nodeinit.Cmdline) (config, error) {
+	var c config
+	var err error
+	if c.node, c.nodes, err = args.Node(3, 9); err != nil {
+		return c, err
 	}
-	if c.client < 0 {
-		c.client = min(1, c.nodes-1)
+	if c.client, err = args.Int("everett.client", min(1, c.nodes-1), 0, c.nodes-1); err != nil {
+		return c, err
 	}
-	switch {
-	case c.nodes < 1 || c.nodes > 9:
-		return c, fmt.Errorf("everett.nodes=%d: want 1..9", c.nodes)
-	case c.node < 0 || c.node >= c.nodes:
-		return c, fmt.Errorf("everett.node=%d: want 0..%d", c.node, c.nodes-1)
-	case c.client >= c.nodes:
-		return c, fmt.Errorf("everett.client=%d: want 0..%d", c.client, c.nodes-1)
-	case c.ops < 0 || c.ops > 100000:
-		return c, fmt.Errorf("kv.ops=%d: want 0..100000", c.ops)
-	case c.safe != 0 && c.safe != 1:
-		return c, fmt.Errorf("kv.safe=%d: want 0 or 1", c.safe)
+	if c.ops, err = args.Int("kv.ops", defaultOps, 0, 100000); err != nil {
+		return c, err
+	}
+	if c.safe, err = args.Int("kv.safe", 0, 0, 1); err != nil {
+		return c, err
 	}
 	return c, nil
 }
-
-// nodeIP is node i's address.
-func nodeIP(i int) [4]byte { return [4]byte{10, 0, 0, byte(i + 1)} }
 
 func main() {
 	say := func(format string, args ...any) {
@@ -94,37 +62,25 @@ func main() {
 	if os.Getpid() != 1 {
 		say("not running as init; this program is a guest's /init")
 	}
-	for _, m := range []struct{ src, dst, fstype string }{
-		{"proc", "/proc", "proc"},
-		{"sysfs", "/sys", "sysfs"},
-		{"devtmpfs", "/dev", "devtmpfs"},
-	} {
-		if err := syscall.Mount(m.src, m.dst, m.fstype, 0, ""); err != nil {
-			say("mount %s: %v", m.dst, err)
-		}
-	}
-	cmdline, err := os.ReadFile("/proc/cmdline")
+	args, err := nodeinit.Start(say)
 	if err != nil {
-		halt(say, "read /proc/cmdline: %v", err)
+		halt(say, "%v", err)
 	}
-	cfg, err := parseCmdline(string(cmdline))
+	cfg, err := parseConfig(args)
 	if err != nil {
 		halt(say, "kernel command line: %v", err)
 	}
 	nodeSay := func(format string, args ...any) { say("node %d: "+format, append([]any{cfg.node}, args...)...) }
 
-	if err := ifUp("lo", nil); err != nil {
-		halt(nodeSay, "lo: %v", err)
+	if err := nodeinit.Network(cfg.node); err != nil {
+		halt(nodeSay, "%v", err)
 	}
-	ip := nodeIP(cfg.node)
-	if err := ifUp("eth0", &ifAddr{ip: ip, mask: [4]byte{255, 255, 255, 0}}); err != nil {
-		halt(nodeSay, "eth0: %v", err)
-	}
+	ip := nodeinit.IP(cfg.node)
 	nodeSay("eth0 is 10.0.0.%d/24; %d nodes, the client on node %d", ip[3], cfg.nodes, cfg.client)
 
 	addrs := make([]*net.UDPAddr, cfg.nodes)
 	for i := range addrs {
-		a := nodeIP(i)
+		a := nodeinit.IP(i)
 		addrs[i] = &net.UDPAddr{IP: net.IPv4(a[0], a[1], a[2], a[3]), Port: port}
 	}
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{Port: port})
@@ -160,25 +116,10 @@ func main() {
 	cl.learn = srv.safe
 	code := cl.run(cfg.ops, rng)
 	nodeSay("server: %v", srv)
-	finish(nodeSay, code)
-}
-
-// finish ends the run with code: the SDK's exit on everett, a power-off
-// elsewhere (init must not exit).
-func finish(say func(string, ...any), code int) {
-	if everett.Enabled() {
-		everett.Exit(code)
-	}
-	say("exit code %d; powering off", code)
-	drainConsole()
-	syscall.Sync()
-	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
-	select {}
+	nodeinit.Finish(nodeSay, code)
 }
 
 // halt reports a set-up failure and stops the machine.
 func halt(say func(string, ...any), format string, args ...any) {
-	say(format, args...)
-	everett.Unreachable("kv: node set-up failed")
-	finish(say, 2)
+	nodeinit.Halt(say, "kv: node set-up failed", format, args...)
 }

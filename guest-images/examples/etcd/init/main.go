@@ -30,7 +30,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +37,7 @@ import (
 	"everett/guest-images/examples/etcd/workload"
 	"everett/guest-images/sdk/go/everett"
 	"everett/guest-images/sdk/go/netconf"
+	"everett/guest-images/sdk/go/nodeinit"
 )
 
 type config struct {
@@ -46,83 +46,49 @@ type config struct {
 	logLevel                 string // etcd's --log-level
 }
 
-func parseCmdline(cmdline string) (config, error) {
-	c := config{nodes: 3, ops: 120, logLevel: "error"}
-	for _, f := range strings.Fields(cmdline) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			continue
-		}
-		var dst *int
-		switch k {
-		case "everett.node":
-			dst = &c.node
-		case "everett.nodes":
-			dst = &c.nodes
-		case "etcd.client":
-			dst = &c.client
-		case "etcd.ops":
-			dst = &c.ops
-		case "etcd.reads":
-			if v != "serializable" && v != "linearizable" {
-				return c, fmt.Errorf("etcd.reads=%q: want linearizable or serializable", v)
-			}
-			c.serializable = v == "serializable"
-			continue
-		case "etcd.log":
-			switch v {
-			case "debug", "info", "warn", "error":
-			default:
-				return c, fmt.Errorf("etcd.log=%q: want debug, info, warn or error", v)
-			}
-			c.logLevel = v
-			continue
-		default:
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return c, fmt.Errorf("%s=%q: not a number", k, v)
-		}
-		*dst = n
+// parseConfig reads the node's settings from its kernel command line.
+func parseConfig(args nodeinit.Cmdline) (config, error) {
+	c := config{logLevel: "error"}
+	var err error
+	if c.node, c.nodes, err = args.Node(3, 7); err != nil {
+		return c, err
 	}
-	switch {
-	case c.nodes < 1 || c.nodes > 7:
-		return c, fmt.Errorf("everett.nodes=%d: want 1..7", c.nodes)
-	case c.node < 0 || c.node >= c.nodes:
-		return c, fmt.Errorf("everett.node=%d: want 0..%d", c.node, c.nodes-1)
-	case c.client < 0 || c.client >= c.nodes:
-		return c, fmt.Errorf("etcd.client=%d: want 0..%d", c.client, c.nodes-1)
-	case c.ops < 1 || c.ops > 10000:
-		return c, fmt.Errorf("etcd.ops=%d: want 1..10000", c.ops)
+	if c.client, err = args.Int("etcd.client", 0, 0, c.nodes-1); err != nil {
+		return c, err
+	}
+	if c.ops, err = args.Int("etcd.ops", 120, 1, 10000); err != nil {
+		return c, err
+	}
+	if v, ok := args["etcd.reads"]; ok {
+		if v != "serializable" && v != "linearizable" {
+			return c, fmt.Errorf("etcd.reads=%q: want linearizable or serializable", v)
+		}
+		c.serializable = v == "serializable"
+	}
+	if v, ok := args["etcd.log"]; ok {
+		switch v {
+		case "debug", "info", "warn", "error":
+		default:
+			return c, fmt.Errorf("etcd.log=%q: want debug, info, warn or error", v)
+		}
+		c.logLevel = v
 	}
 	return c, nil
 }
 
-func nodeIP(i int) [4]byte { return [4]byte{10, 0, 0, byte(i + 1)} }
-
 func nodeURL(i, port int) string {
-	ip := nodeIP(i)
+	ip := nodeinit.IP(i)
 	return fmt.Sprintf("http://%d.%d.%d.%d:%d", ip[0], ip[1], ip[2], ip[3], port)
 }
 
 var say = func(format string, args ...any) { fmt.Printf("etcd-init: "+format+"\n", args...) }
 
 func main() {
-	for _, m := range []struct{ src, dst, fstype string }{
-		{"proc", "/proc", "proc"},
-		{"sysfs", "/sys", "sysfs"},
-		{"devtmpfs", "/dev", "devtmpfs"},
-	} {
-		if err := syscall.Mount(m.src, m.dst, m.fstype, 0, ""); err != nil {
-			say("mount %s: %v", m.dst, err)
-		}
-	}
-	cmdline, err := os.ReadFile("/proc/cmdline")
+	args, err := nodeinit.Start(say)
 	if err != nil {
-		halt("read /proc/cmdline: %v", err)
+		halt("%v", err)
 	}
-	cfg, err := parseCmdline(string(cmdline))
+	cfg, err := parseConfig(args)
 	if err != nil {
 		halt("kernel command line: %v", err)
 	}
@@ -130,11 +96,8 @@ func main() {
 	say = func(format string, args ...any) {
 		fmt.Printf("etcd-init: node %d: "+format+"\n", append([]any{node}, args...)...)
 	}
-	if err := netconf.Up("lo", nil); err != nil {
-		halt("lo: %v", err)
-	}
-	if err := netconf.Up("eth0", &netconf.Addr{IP: nodeIP(cfg.node), Mask: [4]byte{255, 255, 255, 0}}); err != nil {
-		halt("eth0: %v", err)
+	if err := nodeinit.Network(cfg.node); err != nil {
+		halt("%v", err)
 	}
 	if err := os.MkdirAll("/data", 0o755); err != nil {
 		halt("mkdir /data: %v", err)
@@ -282,20 +245,9 @@ func replaceFlag(args []string, flag, v string) []string {
 
 // finish ends the run with code: the SDK's exit on everett, a power-off
 // elsewhere (init must not exit).
-func finish(code int) {
-	if everett.Enabled() {
-		everett.Exit(code)
-	}
-	say("exit code %d; powering off", code)
-	netconf.DrainConsole()
-	syscall.Sync()
-	syscall.Reboot(syscall.LINUX_REBOOT_CMD_POWER_OFF)
-	select {}
-}
+func finish(code int) { nodeinit.Finish(say, code) }
 
 // halt reports a set-up failure and stops the machine.
 func halt(format string, args ...any) {
-	say(format, args...)
-	everett.Unreachable("etcd example: node set-up failed")
-	finish(2)
+	nodeinit.Halt(say, "etcd example: node set-up failed", format, args...)
 }
