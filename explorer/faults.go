@@ -165,14 +165,11 @@ func (u *Universe) crash(i int) {
 	if n.b.Virt != nil && n.b.Virt.Blk != nil {
 		d := n.b.Virt.Blk
 		d.CrashLoseUnflushed(u.fltRNG)
-		img := append([]byte(nil), n.spec.Disk.Data...)
-		for _, blk := range d.Flushed() {
-			copy(img[blk.Off:], blk.Data)
-		}
-		disk := *n.spec.Disk
-		disk.Data = img
+		// The restart boots on the same image with what the crash left
+		// stable laid over it: a copy of the whole disk per crash would
+		// cost its size in memory.
 		spec := *n.spec
-		spec.Disk = &disk
+		spec.DiskStable = d.Flushed()
 		n.spec = &spec
 	}
 	n.icount += n.b.ICount()

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"everett/devices/sdk"
+	"everett/devices/virtio/blk"
 	"everett/devices/virtio/net"
 	"everett/emu"
 )
@@ -31,6 +32,11 @@ type Spec struct {
 	Disk         *Image `json:"disk,omitempty"`
 	ConsoleInput *Image `json:"console_input,omitempty"`
 	MAC          string `json:"mac,omitempty"` // "52:54:00:12:34:56"
+	// DiskStable are the disk's blocks whose stable contents differ from
+	// Disk's (blk.Config.Stable): a node restarted after a crash. They are
+	// the universe's state, not an input: a spec written to a file leaves
+	// them out, as it does the images' bytes.
+	DiskStable []blk.Block `json:"-"`
 }
 
 // Boards.
@@ -166,6 +172,7 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		cfg := Virt{
 			Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed,
 			Append: s.Append, Console: o.Console, noLoad: o.NoLoad, SDK: o.SDK,
+			DiskStable: s.DiskStable,
 		}
 		for _, x := range []struct {
 			im  *Image

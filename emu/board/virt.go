@@ -70,7 +70,8 @@ type Virt struct {
 	Initrd []byte // optional initramfs
 	Append string // kernel command line
 
-	Disk         []byte // optional disk image (virtio-blk; writes go to an overlay)
+	Disk         []byte      // optional disk image (virtio-blk; writes go to an overlay)
+	DiskStable   []blk.Block // blocks of Disk a crash left changed (blk.Config.Stable)
 	Console      io.Writer
 	ConsoleInput []byte // bytes typed on the console, delivered at fixed virtual times
 	MAC          [6]byte
@@ -161,7 +162,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 	}
 	slots := make([]*virtio.Transport, VirtioSlots)
 	if cfg.Disk != nil {
-		d, err := blk.New(blk.Config{Image: cfg.Disk, ID: "everett-disk0"})
+		d, err := blk.New(blk.Config{Image: cfg.Disk, Stable: cfg.DiskStable, ID: "everett-disk0"})
 		if err != nil {
 			return nil, fmt.Errorf("disk: %w", err)
 		}

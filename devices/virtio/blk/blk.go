@@ -107,6 +107,12 @@ type Config struct {
 	// Latency is the virtual time from notification to completion; 0
 	// means DefaultLatency.
 	Latency uint64
+	// Stable are blocks whose stable contents differ from Image (what a
+	// crash left on the disk, from Flushed), each at an offset that is a
+	// multiple of BlockBytes and as long as the block. The device copies
+	// them: a restarted machine shares Image with the one that crashed
+	// instead of a copy of the whole disk.
+	Stable []Block
 }
 
 // Stats counts requests since construction; they are part of the state.
@@ -132,8 +138,12 @@ type Device struct {
 	id       [IDBytes]byte
 	latency  uint64
 
+	// The disk's layers, newest first: unflushed writes, flushed ones, the
+	// blocks a crash left stable (Config.Stable; never written, not
+	// state: they come with the device, as the image does), the image.
 	flushed   map[uint64]*block
 	unflushed map[uint64]*block
+	base      map[uint64]*block
 	stats     Stats
 
 	buf    []byte // request data scratch
@@ -189,6 +199,7 @@ func New(cfg Config) (*Device, error) {
 		latency:   cfg.Latency,
 		flushed:   map[uint64]*block{},
 		unflushed: map[uint64]*block{},
+		base:      map[uint64]*block{},
 	}
 	if d.latency == 0 {
 		d.latency = DefaultLatency
@@ -198,6 +209,16 @@ func New(cfg Config) (*Device, error) {
 		id = DefaultID
 	}
 	copy(d.id[:], id)
+	nblocks := (uint64(len(d.image)) + BlockBytes - 1) / BlockBytes
+	for _, b := range cfg.Stable {
+		i := b.Off / BlockBytes
+		if b.Off%BlockBytes != 0 || i >= nblocks || len(b.Data) != d.blockBytes(i) {
+			return nil, fmt.Errorf("disk: stable block of %d bytes at offset %d is not a whole block of the %d-byte disk", len(b.Data), b.Off, len(d.image))
+		}
+		nb := new(block)
+		copy(nb[:], b.Data)
+		d.base[i] = nb
+	}
 	return d, nil
 }
 
@@ -393,6 +414,9 @@ func (d *Device) stable(i uint64) []byte {
 	if b := d.flushed[i]; b != nil {
 		return b[:d.blockBytes(i)]
 	}
+	if b := d.base[i]; b != nil {
+		return b[:d.blockBytes(i)]
+	}
 	off := i * BlockBytes
 	return d.image[off : off+uint64(d.blockBytes(i))]
 }
@@ -473,17 +497,23 @@ func (d *Device) CrashLoseUnflushed(r hw.Rand) {
 // Overlay returns every block that differs from the image as the guest
 // sees the disk now (unflushed over flushed), sorted by offset.
 func (d *Device) Overlay() []Block {
-	keys := slices.Sorted(maps.Keys(d.flushed))
-	keys = append(keys, slices.Sorted(maps.Keys(d.unflushed))...)
+	return d.blocks(keysOf(d.flushed, d.unflushed, d.base), d.current)
+}
+
+// keysOf is the block numbers of every layer, sorted, each once.
+func keysOf(layers ...map[uint64]*block) []uint64 {
+	var keys []uint64
+	for _, l := range layers {
+		keys = append(keys, slices.Collect(maps.Keys(l))...)
+	}
 	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	return d.blocks(keys, d.current)
+	return slices.Compact(keys)
 }
 
 // Flushed returns the stable overlay blocks, sorted by offset: what the
 // disk holds after a power loss that loses every unflushed write.
 func (d *Device) Flushed() []Block {
-	return d.blocks(slices.Sorted(maps.Keys(d.flushed)), d.stable)
+	return d.blocks(keysOf(d.flushed, d.base), d.stable)
 }
 
 // Unflushed returns the blocks with writes that are not yet stable, with
