@@ -187,7 +187,7 @@ type Machine struct {
 	engine   Engine
 	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
 	jitStats JITStats
-	jitEager bool // translate blocks on their second run (CompareEngines)
+	jitEager bool // translate blocks on their second run (TranslateEagerly)
 	only     bool // the only machine of its process (OnlyMachine)
 
 	// cancel, when set and true, ends RunUntil at the next round
