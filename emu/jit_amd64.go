@@ -97,15 +97,15 @@ func (ar *jitArena) init() bool {
 	// The entry stub: load the registers translations keep constant
 	// (jit_lower_amd64.go), then jump to the target in rax.
 	var a emitter
-	a.load64(rJC, at(rH, offC))
-	a.aluRI(aluAdd, rJC, offJC)
-	a.load64(rLT, at(rH, offLTLB))
-	a.load64(rST, at(rH, offSTLB))
-	a.load64(rRem, at(rH, offJRem))
-	a.load64(rPC, at(rH, offJPC))
-	a.mxcsr(2, at(rH, offJMXIn))
-	a.jmpR(rax)
-	off, ok := ar.place(a.b)
+	a.Load64(rJC, at(rH, offC))
+	a.ALURI(aluAdd, rJC, offJC)
+	a.Load64(rLT, at(rH, offLTLB))
+	a.Load64(rST, at(rH, offSTLB))
+	a.Load64(rRem, at(rH, offJRem))
+	a.Load64(rPC, at(rH, offJPC))
+	a.MXCSR(2, at(rH, offJMXIn))
+	a.JmpR(rax)
+	off, ok := ar.place(a.Code)
 	if !ok {
 		ar.failed = true
 		return false
@@ -114,7 +114,7 @@ func (ar *jitArena) init() bool {
 	// The coverage stub every translation calls (covStub).
 	var c emitter
 	covStub(&c)
-	off, ok = ar.place(c.b)
+	off, ok = ar.place(c.Code)
 	if !ok {
 		ar.failed = true
 		return false
@@ -124,7 +124,7 @@ func (ar *jitArena) init() bool {
 	for i, tlb := range []reg{rLT, rST} {
 		var f emitter
 		fineStub(&f, tlb)
-		off, ok = ar.place(f.b)
+		off, ok = ar.place(f.Code)
 		if !ok {
 			ar.failed = true
 			return false
