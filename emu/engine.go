@@ -10,7 +10,8 @@ import (
 // same results, state hash for state hash: the interpreter is the
 // reference, and the JIT (jit_amd64.go) translates hot decoded blocks to
 // host code, falling back to the interpreter for everything it does not
-// translate (see RATIONALE.md, "Why a JIT that leaves to the interpreter?").
+// translate (see RATIONALE.md, "Why a JIT that leaves everything hard to
+// the interpreter?").
 type Engine uint8
 
 // Engines.

@@ -10,9 +10,11 @@ import (
 	"everett/isa"
 )
 
-// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x)
-// and are read and written there by every op; the host registers below
-// hold what stays constant while translated code runs.
+// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x
+// and h.f), except that a region keeps up to five of its most used integer
+// registers (len(cacheRegs)) in host registers while it runs (assignRegs);
+// every FP register stays in h.f. The host registers below hold what
+// stays constant while translated code runs.
 const (
 	rH   = r15 // *Hart
 	rJC  = rbx // &h.c.jc[0]
