@@ -316,8 +316,8 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	if seen != 255 {
 		c.counts[slot] = seen + 1
 	}
-	if m.coverage != nil {
-		m.coverage.pair(first, pc)
+	if m.cov.c != nil {
+		m.cov.c.pair(first, pc)
 	}
 	return true
 }

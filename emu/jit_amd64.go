@@ -313,14 +313,14 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	j := &h.j
 	j.pc, j.rem = pc, budget
 	j.timeEnd, j.ticks, j.mtimeOff = h.local+budget, m.cfg.InsnsPerTick, m.mtimeOff
-	if m.cov != nil {
-		j.cov = unsafe.Pointer(&m.cov[0])
-		j.covLo, j.covSpan, j.covMask, j.covHalf = m.covLo, m.covSpan, m.covMask, 0
+	if m.cov.edges != nil {
+		j.cov = unsafe.Pointer(&m.cov.edges[0])
+		j.covLo, j.covSpan, j.covMask, j.covHalf = m.cov.lo, m.cov.span, m.cov.mask, 0
 		if h.priv == PrivU {
-			j.covHalf = m.covHalf
+			j.covHalf = m.cov.half
 		}
 		j.seen = nil
-		if s := m.coverage.SeenEdges; s != nil {
+		if s := m.cov.c.SeenEdges; s != nil {
 			j.seen = unsafe.Pointer(&s[0])
 		}
 		j.newEdges, j.nTouched, j.bucketTop = 0, 0, bucketTop
@@ -334,7 +334,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		h.fflags |= fflagsOfMXCSR(fl)
 	}
 	if j.cov != nil {
-		c := m.coverage
+		c := m.cov.c
 		c.TouchedEdges = append(c.TouchedEdges, h.c.touched[:j.nTouched]...)
 		c.NewEdges += int(j.newEdges)
 	}

@@ -102,6 +102,37 @@ type watch struct {
 	w  hw.StoreWatcher
 }
 
+// breakpoint is the machine's breakpoint (see SetBreakpoint). on says it
+// or a debugger's stop condition (Machine.dbg) is set, so blocks are
+// checked before they run.
+type breakpoint struct {
+	pc     uint64
+	set    bool
+	on     bool
+	passed bool
+	at     uint64 // the instruction count passed is for
+}
+
+// coverageState is the machine's edge coverage (see EnableCoverage); c nil:
+// off.
+type coverageState struct {
+	c     *Coverage
+	edges []uint8 // c.Edges
+	mask  uint64  // slots per half, minus one
+	half  uint64  // first slot of the user half
+	lo    uint64
+	span  uint64
+}
+
+// round is the scheduler state of the current round (saved in snapshots,
+// so that a run stopped mid-round continues exactly).
+type round struct {
+	in    bool
+	next  int  // index of the hart whose turn it is
+	ran   bool // some hart ran in this round
+	alive bool // some hart is not halted
+}
+
 // Machine is harts, RAM, the bus with its devices, the virtual clock and the
 // event queue of one universe. All of it runs on the caller's goroutine.
 type Machine struct {
@@ -121,22 +152,10 @@ type Machine struct {
 
 	sched sched
 
-	// Breakpoint (see SetBreakpoint) and a debugger's stop conditions
-	// (debug.go). bpOn: either is set, so blocks are checked before they run.
-	bp       uint64
-	bpSet    bool
-	bpOn     bool
-	bpPassed bool
-	bpAt     uint64 // the instruction count bpPassed is for
-	dbg      *Debug
+	brk breakpoint
+	dbg *Debug // a debugger's stop conditions (debug.go)
 
-	// Coverage (nil: off): see EnableCoverage.
-	coverage *Coverage
-	cov      []uint8 // coverage.Edges
-	covMask  uint64  // slots per half, minus one
-	covHalf  uint64  // first slot of the user half
-	covLo    uint64
-	covSpan  uint64
+	cov coverageState
 
 	// Communication tracking (off unless TrackCommunication): see comm.go.
 	comm comm
@@ -168,12 +187,7 @@ type Machine struct {
 	enteredU bool
 	mtimeOff uint64 // mtime minus virtual time in ticks (software writes, skew)
 
-	// Scheduler state of the current round (saved in snapshots, so that a
-	// run stopped mid-round continues exactly).
-	inRound bool
-	next    int  // index of the hart whose turn it is
-	ran     bool // some hart ran in this round
-	alive   bool // some hart is not halted
+	round round
 
 	stopped  bool
 	reason   StopReason
@@ -521,7 +535,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			m.stop(StopLimit)
 			break
 		}
-		if !m.inRound {
+		if !m.round.in {
 			if m.cancel != nil && m.cancel.Load() {
 				m.stop(StopCancel)
 				break
@@ -543,27 +557,27 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				end = until
 			}
 			m.sliceEnd = end
-			m.inRound = true
-			m.next, m.ran, m.alive = 0, false, false
+			m.round.in = true
+			m.round.next, m.round.ran, m.round.alive = 0, false, false
 		}
-		for m.next < len(m.harts) && !m.stopped {
-			h := m.harts[m.sched.order[m.next]]
+		for m.round.next < len(m.harts) && !m.stopped {
+			h := m.harts[m.sched.order[m.round.next]]
 			if h.halted {
-				m.next++
+				m.round.next++
 				continue
 			}
-			m.alive = true
+			m.round.alive = true
 			if !h.inSlice {
 				if m.descheduled(h) {
 					// Preempted at a communication event: it sits out
 					// the round, and time passes as if it ran.
-					m.ran = true
-					m.next++
+					m.round.ran = true
+					m.round.next++
 					continue
 				}
 				if h.waiting {
 					if !h.wakeable() {
-						m.next++
+						m.round.next++
 						continue
 					}
 					h.waiting = false
@@ -573,7 +587,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 					m.beginMerge(until)
 				}
 			}
-			m.ran = true
+			m.round.ran = true
 			end := m.sliceEnd
 			if h.stallAt != 0 && h.stallAt < end {
 				end = h.stallAt
@@ -604,17 +618,17 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				h.local = m.sliceEnd
 			}
 			h.inSlice = false
-			m.next++
+			m.round.next++
 		}
 		m.cur = nil
 		if m.stopped {
 			break
 		}
-		m.inRound = false
+		m.round.in = false
 		switch {
-		case !m.alive:
+		case !m.round.alive:
 			m.stop(StopHalted)
-		case m.ran:
+		case m.round.ran:
 			m.now = m.sliceEnd
 		case len(m.events) > 0:
 			// Every hart waits: skip to the next event.
@@ -681,7 +695,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		if m.Tracer != nil {
 			budget = 1
 		}
-		if m.bpOn && m.debugStep(h) {
+		if m.brk.on && m.debugStep(h) {
 			return
 		}
 		pc := h.pc
@@ -692,22 +706,22 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		} else {
 			b = h.lookup()
 		}
-		if cov := m.cov; cov != nil && pc-m.covLo < m.covSpan {
+		if cov := m.cov.edges; cov != nil && pc-m.cov.lo < m.cov.span {
 			cur := (pc >> 1) * 0x9e3779b1
-			i := (cur ^ h.covPrev) & m.covMask
+			i := (cur ^ h.covPrev) & m.cov.mask
 			if h.priv == PrivU {
-				i += m.covHalf
+				i += m.cov.half
 			}
 			h.covPrev = cur >> 1
 			if c := cov[i]; c != 255 {
 				c++
 				cov[i] = c
 				if c&(c-1) == 0 || c == 3 {
-					m.coverage.bucketEdge(i, c) // a new bucket: rare
+					m.cov.c.bucketEdge(i, c) // a new bucket: rare
 				}
 			}
 		}
-		if b != nil && m.engine == EngineJIT && !m.bpOn && m.Tracer == nil {
+		if b != nil && m.engine == EngineJIT && !m.brk.on && m.Tracer == nil {
 			goEntry := b.jitGo.Load()
 			if goEntry == 0 && !b.noJIT.Load() {
 				m.jitPrepare(b)
@@ -736,7 +750,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			used = 1
 		} else {
 			n := len(b.ops)
-			if m.bpOn {
+			if m.brk.on {
 				var stop bool
 				if n, stop = m.debugBlock(h, b, pc, n); stop {
 					return
@@ -933,7 +947,7 @@ func (m *Machine) Idle() bool {
 // SkipTo moves a machine that has not run yet to virtual time t (a node that
 // boots in the middle of a cluster's run). Earlier times are ignored.
 func (m *Machine) SkipTo(t uint64) {
-	if t > m.now && !m.inRound {
+	if t > m.now && !m.round.in {
 		m.now = t
 	}
 }
@@ -943,6 +957,6 @@ func (m *Machine) SkipTo(t uint64) {
 // hart's state is that before the instruction; calling Run again executes
 // it and goes on. Breakpoints observe the run without changing it.
 func (m *Machine) SetBreakpoint(pc uint64, on bool) {
-	m.bp, m.bpSet, m.bpPassed = pc, on, false
+	m.brk.pc, m.brk.set, m.brk.passed = pc, on, false
 	m.debugBlocks()
 }

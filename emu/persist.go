@@ -196,10 +196,10 @@ func (m *Machine) saveCoreWith(e *hw.Encoder, sched bool) {
 	e.U64(m.sliceEnd)
 	e.U64(m.icount)
 	e.U64(m.mtimeOff)
-	e.Bool(m.inRound)
-	e.Int(m.next)
-	e.Bool(m.ran)
-	e.Bool(m.alive)
+	e.Bool(m.round.in)
+	e.Int(m.round.next)
+	e.Bool(m.round.ran)
+	e.Bool(m.round.alive)
 	e.U64(m.eventSeq)
 	if sched {
 		m.saveSched(e)
@@ -223,10 +223,10 @@ func (m *Machine) restoreCore(d *hw.Decoder) error {
 	m.sliceEnd = d.U64()
 	m.icount = d.U64()
 	m.mtimeOff = d.U64()
-	m.inRound = d.Bool()
-	m.next = d.Int()
-	m.ran = d.Bool()
-	m.alive = d.Bool()
+	m.round.in = d.Bool()
+	m.round.next = d.Int()
+	m.round.ran = d.Bool()
+	m.round.alive = d.Bool()
 	m.eventSeq = d.U64()
 	if err := m.restoreSched(d); err != nil {
 		return err
@@ -252,8 +252,8 @@ func (m *Machine) restoreCore(d *hw.Decoder) error {
 	if err := d.Err(); err != nil {
 		return err
 	}
-	if m.next < 0 || m.next > len(m.harts) {
-		return fmt.Errorf("%w: scheduler at hart %d of %d", hw.ErrCorrupt, m.next, len(m.harts))
+	if m.round.next < 0 || m.round.next > len(m.harts) {
+		return fmt.Errorf("%w: scheduler at hart %d of %d", hw.ErrCorrupt, m.round.next, len(m.harts))
 	}
 	m.events = evs // sorted, hence a valid heap
 	return nil
