@@ -213,8 +213,8 @@ func (m *Machine) debugBlock(h *Hart, b *block, pc uint64, n int) (int, bool) {
 		if p, found := d.firstBreak(pc, b.size); found && (!ok || p < bp) {
 			bp, ok = p, true
 		}
-		if h.ID == d.stepHart && d.stepTo > h.steps {
-			n = int(min(uint64(n), d.stepTo-h.steps))
+		if h.ID == d.stepHart && d.stepTo > h.cnt.steps {
+			n = int(min(uint64(n), d.stepTo-h.cnt.steps))
 		}
 	}
 	if !ok {
@@ -244,7 +244,7 @@ func (m *Machine) debugBlock(h *Hart, b *block, pc uint64, n int) (int, bool) {
 // target says so.
 func (m *Machine) debugStep(h *Hart) bool {
 	d := m.dbg
-	if d == nil || h.ID != d.stepHart || h.steps < d.stepTo {
+	if d == nil || h.ID != d.stepHart || h.cnt.steps < d.stepTo {
 		return false
 	}
 	if m.passed() {

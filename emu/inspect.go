@@ -29,8 +29,8 @@ func (h *Hart) EachField(fn func(name string, v uint64)) {
 	fn("satp", h.satp)
 	fn("fflags", h.fflags)
 	fn("frm", h.frm)
-	fn("retired", h.retired)
-	fn("steps", h.steps)
+	fn("retired", h.cnt.retired)
+	fn("steps", h.cnt.steps)
 	fn("local", h.local)
 	res := ^uint64(0)
 	if h.resValid {

@@ -791,8 +791,8 @@ func (m *Machine) account(h *Hart, used int) {
 	if h.trapped {
 		retired--
 	}
-	h.steps += uint64(used)
-	h.retired += uint64(retired)
+	h.cnt.steps += uint64(used)
+	h.cnt.retired += uint64(retired)
 	h.local += uint64(used)
 	h.pos = 0
 	m.icount += uint64(used)
