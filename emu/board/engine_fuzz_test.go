@@ -16,8 +16,8 @@ import (
 
 // FuzzEngines turns fuzz bytes into a random RV64GC bare-metal program and
 // runs it under the interpreter and the JIT in lockstep
-// (enginecheck.CompareEngines); any difference fails, naming the first differing
-// instruction. The bytes drive the user-mode fuzz test's generator
+// (enginecheck.CompareEngines); any difference fails, naming the first
+// differing instruction. The bytes drive the user-mode fuzz test's generator
 // (userfuzz_test.go: integer, M, loads and stores to a scratch buffer, AMOs
 // and LR/SC, FP in every rounding mode, compressed instructions, forward
 // branches), with extras of its own: CSR reads and writes, raw words

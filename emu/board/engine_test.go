@@ -15,9 +15,9 @@ import (
 	"everett/internal/guestbuild"
 )
 
-// The lockstep tests: the JIT and the interpreter run
-// every program side by side through enginecheck.CompareEngines; their state hashes
-// must agree at every checkpoint and their console output byte for byte.
+// The lockstep tests: the JIT and the interpreter run every program side
+// by side through enginecheck.CompareEngines; their state hashes must agree
+// at every checkpoint and their console output byte for byte.
 // A divergence names the first instruction after which the two differ.
 
 // lockstepRun is what an engine comparison returns: the interpreter's
