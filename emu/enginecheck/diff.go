@@ -67,20 +67,6 @@ func DiffHarts(a, b *emu.Machine, n int) []StateDiff {
 	return out
 }
 
-// DiffPages returns the RAM page numbers (offset from the start of RAM /
-// emu.PageBytes) whose contents differ between a and b, up to max of them.
-func DiffPages(a, b *emu.Machine, max int) []uint64 {
-	var out []uint64
-	n := min(a.RAM.Pages(), b.RAM.Pages())
-	for pn := uint64(0); pn < n && len(out) < max; pn++ {
-		pa, pb := a.RAM.Page(pn), b.RAM.Page(pn)
-		if pa != pb && *pa != *pb {
-			out = append(out, pn)
-		}
-	}
-	return out
-}
-
 // DiffRAM returns at most n differing aligned 8-byte words of two machines'
 // RAMs, named by physical address ("ram[0x80001000]").
 func DiffRAM(a, b *emu.Machine, n int) []StateDiff {

@@ -2,7 +2,7 @@
 // from inside it: the lockstep harness that proves the JIT agrees with the
 // interpreter (CompareEngines), the determinism check that runs the same
 // machine twice (CompareRuns), and the differences between two machines'
-// states (DiffHarts, DiffRAM, DiffPages) that both use and that the
+// states (DiffHarts, DiffHart, DiffRAM) that both use and that the
 // explorer's divergence search reports. It reads machines only through
 // package emu's exported surface.
 package enginecheck

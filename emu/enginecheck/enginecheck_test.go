@@ -1,6 +1,7 @@
 package enginecheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -221,25 +222,26 @@ func TestTheHarnessSaysWhenBuildIsNotDeterministic(t *testing.T) {
 	}
 }
 
-func TestDiffPagesAndDiffHartNameWhatDiffersBetweenTwoMachines(t *testing.T) {
+func TestDiffRAMAndDiffHartNameWhatDiffersBetweenTwoMachines(t *testing.T) {
 	build := lockstepBuild(t, 2)
 	a, _ := build()
 	b, _ := build()
-	if p := DiffPages(a, b, 16); len(p) != 0 {
-		t.Fatalf("equal machines differ in pages %v", p)
+	if d := DiffRAM(a, b, MaxDiffs); len(d) != 0 {
+		t.Fatalf("equal machines differ: %v", d)
 	}
-	if err := b.WritePhys(emu.DefaultRAMBase+3*emu.PageBytes+8, []byte{1}); err != nil {
+	if err := b.WritePhys(emu.DefaultRAMBase+3*emu.PageBytes+9, []byte{1}); err != nil {
 		t.Fatal(err)
 	}
-	if p := DiffPages(a, b, 16); len(p) != 1 || p[0] != 3 {
-		t.Fatalf("pages %v differ, want [3]", p)
+	want := StateDiff{fmt.Sprintf("ram[%#x]", emu.DefaultRAMBase+3*emu.PageBytes+8), 0, 0x100}
+	if d := DiffRAM(a, b, MaxDiffs); len(d) != 1 || d[0] != want {
+		t.Fatalf("RAM diffs %v, want [%v]", d, want)
 	}
 	b.Hart(1).SetX(5, 7)
 	b.Hart(1).SetPC(0x1234)
 	got := DiffHart(a.Hart(1), b.Hart(1), "", MaxDiffs)
-	want := []StateDiff{{"pc", emu.DefaultRAMBase, 0x1234}, {"x5", 0, 7}}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-		t.Fatalf("hart diffs %v, want %v", got, want)
+	wantH := []StateDiff{{"pc", emu.DefaultRAMBase, 0x1234}, {"x5", 0, 7}}
+	if len(got) != len(wantH) || got[0] != wantH[0] || got[1] != wantH[1] {
+		t.Fatalf("hart diffs %v, want %v", got, wantH)
 	}
 	if d := DiffHarts(a, b, 1); len(d) != 1 || d[0].Name != "hart1.pc" {
 		t.Fatalf("DiffHarts(…, 1) = %v, want only hart1.pc", d)
