@@ -850,7 +850,7 @@ func (l *lowering) op(o *op, i int) bool {
 		if o.kind == isa.MUL {
 			a.ImulRR(rax, rcx)
 		} else {
-			a.OpReg(false, rax, rcx, 0x0f, 0xaf) // imul eax, ecx
+			a.ImulRR32(rax, rcx)
 			a.Movsxd(rax, rax)
 		}
 		l.setX(o.rd, rax)
@@ -921,7 +921,7 @@ func (l *lowering) div(o *op) {
 	if w {
 		a.TestRR(rcx, rcx)
 	} else {
-		a.OpReg(false, rcx, rcx, 0x85) // test ecx, ecx
+		a.TestRR32(rcx, rcx)
 	}
 	a.Jcc(ccNE, normal)
 	// Divisor zero: quotient all ones, remainder the dividend.

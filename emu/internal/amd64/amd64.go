@@ -186,9 +186,9 @@ func (a *Emitter) opMem(w bool, r Reg, m Mem, op ...byte) {
 	a.modrmMem(r, m)
 }
 
-// OpReg emits an instruction with two register operands (r in ModRM.reg,
+// opReg emits an instruction with two register operands (r in ModRM.reg,
 // rm in ModRM.rm).
-func (a *Emitter) OpReg(w bool, r, rm Reg, op ...byte) {
+func (a *Emitter) opReg(w bool, r, rm Reg, op ...byte) {
 	a.rex(w, r, 0, rm, false)
 	a.byte1(op...)
 	a.modrmReg(r, rm)
@@ -201,10 +201,10 @@ func (a *Emitter) Load64(dst Reg, m Mem) { a.opMem(true, dst, m, 0x8b) }
 func (a *Emitter) Store64(m Mem, src Reg) { a.opMem(true, src, m, 0x89) }
 
 // MovRR32: mov dst32, src32 (zero-extends into dst).
-func (a *Emitter) MovRR32(dst, src Reg) { a.OpReg(false, src, dst, 0x89) }
+func (a *Emitter) MovRR32(dst, src Reg) { a.opReg(false, src, dst, 0x89) }
 
 // MovRR: mov dst, src.
-func (a *Emitter) MovRR(dst, src Reg) { a.OpReg(true, src, dst, 0x89) }
+func (a *Emitter) MovRR(dst, src Reg) { a.opReg(true, src, dst, 0x89) }
 
 // MovImm: dst = v, in the shortest form.
 func (a *Emitter) MovImm(dst Reg, v int64) {
@@ -226,13 +226,13 @@ func (a *Emitter) MovImm(dst Reg, v int64) {
 }
 
 // Zero: xor dst32, dst32 (clobbers flags).
-func (a *Emitter) Zero(dst Reg) { a.OpReg(false, dst, dst, 0x31) }
+func (a *Emitter) Zero(dst Reg) { a.opReg(false, dst, dst, 0x31) }
 
 // ALURR: dst op= src.
-func (a *Emitter) ALURR(op ALUOp, dst, src Reg) { a.OpReg(true, src, dst, byte(op)<<3|1) }
+func (a *Emitter) ALURR(op ALUOp, dst, src Reg) { a.opReg(true, src, dst, byte(op)<<3|1) }
 
 // ALURR32: dst32 op= src32.
-func (a *Emitter) ALURR32(op ALUOp, dst, src Reg) { a.OpReg(false, src, dst, byte(op)<<3|1) }
+func (a *Emitter) ALURR32(op ALUOp, dst, src Reg) { a.opReg(false, src, dst, byte(op)<<3|1) }
 
 // ALURM: dst op= qword [m].
 func (a *Emitter) ALURM(op ALUOp, dst Reg, m Mem) { a.opMem(true, dst, m, byte(op)<<3|3) }
@@ -292,7 +292,10 @@ func (a *Emitter) CmpMI8(m Mem, imm uint8) {
 }
 
 // TestRR: test x, y.
-func (a *Emitter) TestRR(x, y Reg) { a.OpReg(true, y, x, 0x85) }
+func (a *Emitter) TestRR(x, y Reg) { a.opReg(true, y, x, 0x85) }
+
+// TestRR32: test x32, y32.
+func (a *Emitter) TestRR32(x, y Reg) { a.opReg(false, y, x, 0x85) }
 
 // ShiftRI: dst = dst shift imm.
 func (a *Emitter) ShiftRI(op ShiftOp, dst Reg, n uint8) { a.shiftRIw(true, op, dst, n) }
@@ -326,7 +329,7 @@ func (a *Emitter) ShiftRCL(w bool, op ShiftOp, dst Reg) {
 }
 
 // UnaryR: F7 /digit on a register: 3 neg, 6 div, 7 idiv.
-func (a *Emitter) UnaryR(w bool, digit, r Reg) { a.OpReg(w, digit, r, 0xf7) }
+func (a *Emitter) UnaryR(w bool, digit, r Reg) { a.opReg(w, digit, r, 0xf7) }
 
 // Cqo sign-extends RAX into RDX (cdq for eax into edx when !w).
 func (a *Emitter) Cqo(w bool) {
@@ -337,7 +340,7 @@ func (a *Emitter) Cqo(w bool) {
 }
 
 // Movsxd: dst = sign-extended src32.
-func (a *Emitter) Movsxd(dst, src Reg) { a.OpReg(true, dst, src, 0x63) }
+func (a *Emitter) Movsxd(dst, src Reg) { a.opReg(true, dst, src, 0x63) }
 
 // Setcc: dst8 = cc (dst must be RAX, RCX, RDX or RBX).
 func (a *Emitter) Setcc(c Cond, dst Reg) {
@@ -387,10 +390,10 @@ func (a *Emitter) Store16(m Mem, src Reg) {
 func (a *Emitter) Store32(m Mem, src Reg) { a.opMem(false, src, m, 0x89) }
 
 // JmpR: jmp src.
-func (a *Emitter) JmpR(src Reg) { a.OpReg(false, 4, src, 0xff) }
+func (a *Emitter) JmpR(src Reg) { a.opReg(false, 4, src, 0xff) }
 
 // CallR calls the code at src (the arena's shared stubs).
-func (a *Emitter) CallR(src Reg) { a.OpReg(false, 2, src, 0xff) }
+func (a *Emitter) CallR(src Reg) { a.opReg(false, 2, src, 0xff) }
 
 // Ret returns to the trampoline.
 func (a *Emitter) Ret() { a.byte1(0xc3) }
@@ -458,7 +461,10 @@ func (a *Emitter) StoreMI(m Mem, imm int32) {
 }
 
 // ImulRR: dst *= src (low 64 bits).
-func (a *Emitter) ImulRR(dst, src Reg) { a.OpReg(true, dst, src, 0x0f, 0xaf) }
+func (a *Emitter) ImulRR(dst, src Reg) { a.opReg(true, dst, src, 0x0f, 0xaf) }
+
+// ImulRR32: dst32 *= src32 (low 32 bits, zero-extended into dst).
+func (a *Emitter) ImulRR32(dst, src Reg) { a.opReg(false, dst, src, 0x0f, 0xaf) }
 
 // SSE2 scalar double forms (xmm registers 0-15 share the Reg numbers).
 
@@ -528,9 +534,9 @@ func (a *Emitter) TestMI(m Mem, imm int32) {
 
 // TestRI: test dst, imm (sign-extended 32-bit).
 func (a *Emitter) TestRI(dst Reg, imm int32) {
-	a.OpReg(true, 0, dst, 0xf7)
+	a.opReg(true, 0, dst, 0xf7)
 	a.u32(uint32(imm))
 }
 
 // Not: dst = ^dst.
-func (a *Emitter) Not(dst Reg) { a.OpReg(true, 2, dst, 0xf7) }
+func (a *Emitter) Not(dst Reg) { a.opReg(true, 2, dst, 0xf7) }

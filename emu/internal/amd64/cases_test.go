@@ -177,6 +177,8 @@ func encCases() []encCase {
 		add(fmt.Sprintf("mov %s, %s", regs32[x], regs32[y]), func(a *Emitter) { a.MovRR32(x, y) })
 		add(fmt.Sprintf("test %s, %s", regs64[x], regs64[y]), func(a *Emitter) { a.TestRR(x, y) })
 		add(fmt.Sprintf("imul %s, %s", regs64[x], regs64[y]), func(a *Emitter) { a.ImulRR(x, y) })
+		add(fmt.Sprintf("imul %s, %s", regs32[x], regs32[y]), func(a *Emitter) { a.ImulRR32(x, y) })
+		add(fmt.Sprintf("test %s, %s", regs32[x], regs32[y]), func(a *Emitter) { a.TestRR32(x, y) })
 		add(fmt.Sprintf("movsxd %s, %s", regs64[x], regs32[y]), func(a *Emitter) { a.Movsxd(x, y) })
 		for _, op := range aluOps {
 			add(fmt.Sprintf("%s %s, %s", aluNames[op], regs64[x], regs64[y]), func(a *Emitter) { a.ALURR(op, x, y) })
