@@ -431,7 +431,7 @@ func (h *Hart) flushTLB() {
 	h.setCtx()
 	h.supers.n = 0
 	if h.m != nil {
-		h.m.jitStats.Flushes++
+		h.m.eng.stats.Flushes++
 	}
 }
 
@@ -521,7 +521,7 @@ func (h *Hart) switchASID() {
 	}
 	h.setCtx()
 	if h.m != nil {
-		h.m.jitStats.Switches++
+		h.m.eng.stats.Switches++
 	}
 }
 

@@ -60,4 +60,4 @@ func (r *RAM) Page(pn uint64) *[PageBytes]byte { return (*[PageBytes]byte)(r.rea
 // run, not only hot ones, so that short programs (a fuzzer's, a test's) run
 // as host code: for checks that compare the JIT with the interpreter. It
 // changes how much host code runs, never what the guest sees.
-func (m *Machine) TranslateEagerly() { m.jitEager = true }
+func (m *Machine) TranslateEagerly() { m.eng.eager = true }

@@ -155,7 +155,7 @@ func (m *Machine) jitPrepare(b *block) {
 		return
 	}
 	h := b.hits.Add(1)
-	if m.jitEager {
+	if m.eng.eager {
 		// The lockstep harness: translate all it can, at once.
 		if h == 2 {
 			m.jitSet(b, 0, true)

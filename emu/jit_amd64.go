@@ -340,7 +340,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	}
 	done := budget - j.rem
 	h.pc = j.pc
-	m.jitStats.Entries++
+	m.eng.stats.Entries++
 	if j.reason == jitExitMid {
 		// The block is a member of the region that was running: in the
 		// page the region's head is in, mapped, so lookup finds or decodes
@@ -355,11 +355,11 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		m.account(h, int(done))
 		m.account(h, h.exec(b2, h.pc, int(j.k), int(n)))
 		h.trapped = false
-		m.jitStats.Insns += done + j.k
+		m.eng.stats.Insns += done + j.k
 	} else {
 		h.trapped = false
 		m.account(h, int(done))
-		m.jitStats.Insns += done
+		m.eng.stats.Insns += done
 	}
 	h.pos = 0
 	if h.mip&h.mie != 0 {

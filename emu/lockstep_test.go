@@ -195,7 +195,7 @@ func TestAnSCAfterAnLROfANeverWrittenPageSucceedsUnderBothEngines(t *testing.T) 
 	for _, e := range remapEngines() {
 		t.Run(e.String(), func(t *testing.T) {
 			build := programBuild(t, zeroPageLRSCProgram, 1, 1000, func(m *Machine) {
-				m.jitEager = true // translated from the second run of the loop
+				m.eng.eager = true // translated from the second run of the loop
 			})
 			m := runOn(t, build, e, 20_000)
 			h := m.harts[0]

@@ -102,6 +102,24 @@ type watch struct {
 	w  hw.StoreWatcher
 }
 
+// stopState is why and how the machine stopped: the first stop of a run
+// (power-off, reset, a breakpoint, a request) sets stopped and reason, and
+// the next run clears them; exitCode is the guest's power-off code.
+type stopState struct {
+	stopped  bool
+	reason   StopReason
+	exitCode int
+}
+
+// engineState is the machine's engine (engine.go): a host setting, never
+// saved or hashed.
+type engineState struct {
+	cur   Engine   // the engine running; EngineInterp under rvwmo
+	asked Engine   // the engine SetEngine chose
+	stats JITStats // what the JIT did
+	eager bool     // translate blocks on their second run (TranslateEagerly)
+}
+
 // breakpoint is the machine's breakpoint (see SetBreakpoint). on says it
 // or a debugger's stop condition (Machine.dbg) is set, so blocks are
 // checked before they run.
@@ -189,20 +207,14 @@ type Machine struct {
 
 	round round
 
-	stopped  bool
-	reason   StopReason
-	exitCode int
+	end stopState
 
 	scratch block // for instructions that straddle a page
 
 	decodeBuf [maxBlockOps]op // buildBlock's: a block's ops before they are copied out
 
-	// Engine (engine.go): a host setting, never saved or hashed.
-	engine   Engine
-	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
-	jitStats JITStats
-	jitEager bool // translate blocks on their second run (TranslateEagerly)
-	only     bool // the only machine of its process (OnlyMachine)
+	eng  engineState
+	only bool // the only machine of its process (OnlyMachine)
 
 	// cancel, when set and true, ends RunUntil at the next round
 	// boundary (SetCancel): the one field another goroutine may write.
@@ -232,7 +244,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine, asked: DefaultEngine}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), eng: engineState{cur: DefaultEngine, asked: DefaultEngine}}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	m.codeID = newOwnerID()
 	for i := 0; i < cfg.Harts; i++ {
@@ -262,7 +274,7 @@ func (m *Machine) ICount() uint64 { return m.icount }
 func (m *Machine) EnteredUser() bool { return m.enteredU }
 
 // ExitCode returns the code given to PowerOff.
-func (m *Machine) ExitCode() int { return m.exitCode }
+func (m *Machine) ExitCode() int { return m.end.exitCode }
 
 // Map attaches a device at [base, base+size).
 func (m *Machine) Map(base, size uint64, name string, d hw.Device) error {
@@ -419,7 +431,7 @@ func (m *Machine) flushLoadTLBPage(ppn uint64) {
 // PowerOff implements hw.Power.
 func (m *Machine) PowerOff(code int) {
 	m.stop(StopPowerOff)
-	m.exitCode = code
+	m.end.exitCode = code
 }
 
 // Reset implements hw.Power.
@@ -439,9 +451,9 @@ func (m *Machine) SetCancel(c *atomic.Bool) { m.cancel = c }
 func (m *Machine) Stop() { m.stop(StopRequest) }
 
 func (m *Machine) stop(r StopReason) {
-	if !m.stopped {
-		m.stopped = true
-		m.reason = r
+	if !m.end.stopped {
+		m.end.stopped = true
+		m.end.reason = r
 	}
 }
 
@@ -528,9 +540,9 @@ func (m *Machine) Run(limit uint64) StopReason { return m.RunUntil(limit, 0) }
 // stopping with StopIdle: something outside it (another node of a cluster)
 // may still wake it.
 func (m *Machine) RunUntil(limit, until uint64) StopReason {
-	m.stopped = false
-	m.reason = StopNone
-	for !m.stopped {
+	m.end.stopped = false
+	m.end.reason = StopNone
+	for !m.end.stopped {
 		if limit != 0 && m.icount >= limit {
 			m.stop(StopLimit)
 			break
@@ -541,7 +553,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				break
 			}
 			m.fireDue()
-			if m.stopped {
+			if m.end.stopped {
 				break
 			}
 			m.releaseHolds()
@@ -560,7 +572,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			m.round.in = true
 			m.round.next, m.round.ran, m.round.alive = 0, false, false
 		}
-		for m.round.next < len(m.harts) && !m.stopped {
+		for m.round.next < len(m.harts) && !m.end.stopped {
 			h := m.harts[m.sched.order[m.round.next]]
 			if h.halted {
 				m.round.next++
@@ -601,19 +613,19 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				h.yield = false
 				h.local = m.sliceEnd
 			}
-			if m.stopped && m.reason.Debugger() {
+			if m.end.stopped && m.end.reason.Debugger() {
 				// Stopped for a breakpoint or a debugger, inside this
 				// hart's turn.
 				m.cur = nil
-				return m.reason
+				return m.end.reason
 			}
-			if limit != 0 && m.icount >= limit && h.inSlice && !m.stopped {
+			if limit != 0 && m.icount >= limit && h.inSlice && !m.end.stopped {
 				// Stopped inside this hart's turn; Run resumes here.
 				m.cur = nil
 				m.stop(StopLimit)
-				return m.reason
+				return m.end.reason
 			}
-			if h.local >= end && end < m.sliceEnd && !m.stopped {
+			if h.local >= end && end < m.sliceEnd && !m.end.stopped {
 				// Stalled: the hart loses the rest of its turn.
 				h.local = m.sliceEnd
 			}
@@ -621,7 +633,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 			m.round.next++
 		}
 		m.cur = nil
-		if m.stopped {
+		if m.end.stopped {
 			break
 		}
 		m.round.in = false
@@ -644,11 +656,11 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 		}
 	}
 	m.cur = nil
-	return m.reason
+	return m.end.reason
 }
 
 func (m *Machine) fireDue() {
-	for len(m.events) > 0 && m.events[0].at <= m.now && !m.stopped {
+	for len(m.events) > 0 && m.events[0].at <= m.now && !m.end.stopped {
 		e := heap.Pop(&m.events).(event)
 		e.target.Fire(m.now, e.tag)
 	}
@@ -679,7 +691,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 	if h.c == nil {
 		h.ensureCaches()
 	}
-	for h.local < end && !h.waiting && !m.stopped && !h.halted && !h.yield {
+	for h.local < end && !h.waiting && !m.end.stopped && !h.halted && !h.yield {
 		if m.mg.on {
 			if end = m.mergeEnd(h); h.local >= end {
 				return // cut
@@ -721,7 +733,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 				}
 			}
 		}
-		if b != nil && m.engine == EngineJIT && !m.brk.on && m.Tracer == nil {
+		if b != nil && m.eng.cur == EngineJIT && !m.brk.on && m.Tracer == nil {
 			goEntry := b.jitGo.Load()
 			if goEntry == 0 && !b.noJIT.Load() {
 				m.jitPrepare(b)
@@ -812,9 +824,9 @@ func (h *Hart) lookup() *block {
 		*e, *e1 = *e1, *e // the entry last used goes to way 0
 		return e.b
 	}
-	h.m.jitStats.Lookups++
+	h.m.eng.stats.Lookups++
 	if e.pc == pc || e1.pc == pc {
-		h.m.jitStats.Stale++
+		h.m.eng.stats.Stale++
 	}
 	var pa uint64
 	if t := &h.ftlb[pc>>pageShift&tlbMask]; t.tag == pc>>pageShift {

@@ -380,9 +380,9 @@ func (m *Machine) SaveState(e *hw.Encoder) {
 		e.String(c.name)
 		c.p.Save(e)
 	}
-	e.Bool(m.stopped)
-	e.U64(uint64(m.reason))
-	e.Int(m.exitCode)
+	e.Bool(m.end.stopped)
+	e.U64(uint64(m.end.reason))
+	e.Int(m.end.exitCode)
 	if m.wmo != nil {
 		// Last and only under rvwmo, so that sc state is byte for byte
 		// what it was before the model existed; its presence is what puts
@@ -419,9 +419,9 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	m.stopped = d.Bool()
-	m.reason = StopReason(d.U64())
-	m.exitCode = d.Int()
+	m.end.stopped = d.Bool()
+	m.end.reason = StopReason(d.U64())
+	m.end.exitCode = d.Int()
 	if err := d.Err(); err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 			h.w = nil
 		}
 		m.cfg.MemoryModel = ModelSC
-		m.engine = m.asked
+		m.eng.cur = m.eng.asked
 	}
 	m.cur = nil
 	m.FlushCaches()
