@@ -99,7 +99,7 @@ func TestTheEnginesAgreeOnEveryALUOpInEveryRegisterShape(t *testing.T) {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
 	for seed := uint64(0); seed < aluShapeSeeds; seed++ {
-		r, d, err := CompareEngines(aluShapesBuild(t, seed), 997, 60_000)
+		r, d, err := compareEngines(t, aluShapesBuild(t, seed), 997, 60_000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestTheALUShapeComparisonsCatchAWrongCaseOfTheLowering(t *testing.T) {
 			defer func() { jitOpMutant = nil }()
 			for k := uint64(0); k < aluShapeSeeds; k++ {
 				seed := 1000*uint64(i+1) + k
-				_, d, err := CompareEngines(aluShapesBuild(t, seed), 997, 60_000)
+				_, d, err := compareEngines(t, aluShapesBuild(t, seed), 997, 60_000)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -54,7 +54,7 @@ func TestACancelledRunStopsBetweenRoundsAndContinuesAsIfNeverCancelled(t *testin
 							// The limit fell inside the round it was in.
 						case got != StopCancel:
 							t.Fatalf("a cancelled run stopped with %v at %d", got, ms[1].ICount())
-						case ms[1].inRound:
+						case ms[1].round.in:
 							t.Fatalf("cancelled inside a round, at %d", ms[1].ICount())
 						default:
 							cancelled++

@@ -299,7 +299,7 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	pc := h.pc
 	slot := pairKey(first, pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
-	retry := c.skip[h.ID] == h.steps+1
+	retry := c.skip[h.ID] == h.cnt.steps+1
 	c.skip[h.ID] = 0
 	if !retry && !c.noYield && !h.yieldAfter && m.preemptAt(h, seen, false) {
 		if !m.sched.cfg.Hold || h.priv != PrivU || c.rng.Uint64()&1 == 0 {
@@ -316,8 +316,8 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	if seen != 255 {
 		c.counts[slot] = seen + 1
 	}
-	if m.coverage != nil {
-		m.coverage.pair(first, pc)
+	if m.cov.c != nil {
+		m.cov.c.pair(first, pc)
 	}
 	return true
 }
@@ -328,7 +328,7 @@ func (m *Machine) commEvent(h *Hart, first uint64) bool {
 // the access runs when h does again.
 func (m *Machine) syncPoint(h *Hart) bool {
 	c := &m.comm
-	if c.skip[h.ID] == h.steps+1 || c.noYield {
+	if c.skip[h.ID] == h.cnt.steps+1 || c.noYield {
 		return true // the access that yielded, retried (commEvent clears skip)
 	}
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
@@ -355,7 +355,7 @@ func (m *Machine) syncPoint(h *Hart) bool {
 // h before the call.
 func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
 	c := &m.comm
-	if c.skip[h.ID] == h.steps+1 || c.noYield {
+	if c.skip[h.ID] == h.cnt.steps+1 || c.noYield {
 		return true
 	}
 	futex := h.x[17] == sysFutex
@@ -422,7 +422,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 	if hd := &c.hold[h.ID]; hd.until > m.Now() && hd.pc == h.pc && hd.satp == h.satp && h.priv == PrivU {
 		// The held access again, after an interrupt let the hart into
 		// the kernel: the thread is still held.
-		c.skip[h.ID] = h.steps + 1
+		c.skip[h.ID] = h.cnt.steps + 1
 		c.resume[h.ID] = hd.until
 		h.yield = true
 		return true
@@ -465,7 +465,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 		return false
 	}
 	c.preempts++
-	c.skip[h.ID] = h.steps + 1
+	c.skip[h.ID] = h.cnt.steps + 1
 	d := cfg.YieldMin
 	if cfg.YieldMax > cfg.YieldMin {
 		d += c.rng.Uint64() % (cfg.YieldMax - cfg.YieldMin + 1)

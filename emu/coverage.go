@@ -153,6 +153,6 @@ func (m *Machine) EnableCoverage(c *Coverage, lo, hi uint64) error {
 		return fmt.Errorf("%w: coverage range [%#x, %#x)", ErrConfig, lo, hi)
 	}
 	half := uint64(len(c.Edges) / 2)
-	m.coverage, m.cov, m.covMask, m.covHalf, m.covLo, m.covSpan = c, c.Edges, half-1, half, lo, hi-lo
+	m.cov.c, m.cov.edges, m.cov.mask, m.cov.half, m.cov.lo, m.cov.span = c, c.Edges, half-1, half, lo, hi-lo
 	return nil
 }

@@ -82,10 +82,10 @@ func (h *Hart) readMstatus() uint64 {
 
 // Cycle returns mcycle. Inside a block, h.pos ops of the block have
 // completed but are not yet added to steps and retired.
-func (h *Hart) Cycle() uint64 { return h.steps + uint64(h.pos) + h.cycleOff }
+func (h *Hart) Cycle() uint64 { return h.cnt.steps + uint64(h.pos) + h.cnt.cycleOff }
 
 // Instret returns minstret.
-func (h *Hart) Instret() uint64 { return h.retired + uint64(h.pos) + h.instretOff }
+func (h *Hart) Instret() uint64 { return h.cnt.retired + uint64(h.pos) + h.cnt.instretOff }
 
 // readCSR returns a CSR's value, or ok=false if it does not exist or may not
 // be read here (illegal instruction).
@@ -290,9 +290,9 @@ func (h *Hart) writeCSR(csr uint16, v uint64) bool {
 	case isa.CSRMtinst, isa.CSRMtval2:
 	case isa.CSRMcycle:
 		// The write replaces this instruction's increment (Unprivileged §9.1).
-		h.cycleOff = v - (h.steps + uint64(h.pos)) - 1
+		h.cnt.cycleOff = v - (h.cnt.steps + uint64(h.pos)) - 1
 	case isa.CSRMinstret:
-		h.instretOff = v - (h.retired + uint64(h.pos)) - 1
+		h.cnt.instretOff = v - (h.cnt.retired + uint64(h.pos)) - 1
 	case isa.CSRTselect, isa.CSRTdata1, isa.CSRTdata2, isa.CSRTdata3:
 	default:
 		switch {

@@ -85,12 +85,12 @@ func (m *Machine) SetDebug(d *Debug) {
 	m.debugChanged()
 }
 
-// debugBlocks says whether blocks must be checked before they run (bpOn):
+// debugBlocks says whether blocks must be checked before they run (brk.on):
 // for the bisection breakpoint, a debugger's breakpoints or its step
 // target.
 func (m *Machine) debugBlocks() {
 	d := m.dbg
-	m.bpOn = m.bpSet || d != nil && (len(d.breaks) > 0 || d.stepHart >= 0)
+	m.brk.on = m.brk.set || d != nil && (len(d.breaks) > 0 || d.stepHart >= 0)
 }
 
 // Debug returns the attached Debug, or nil.
@@ -208,17 +208,17 @@ func (d *Debug) firstBreak(pc, size uint64) (uint64, bool) {
 // runs: it returns how many of its n ops may run (capped by a breakpoint or
 // the step target), or stop=true when the machine stopped before the first.
 func (m *Machine) debugBlock(h *Hart, b *block, pc uint64, n int) (int, bool) {
-	bp, ok := m.bp, m.bpSet && m.bp-pc < b.size
+	bp, ok := m.brk.pc, m.brk.set && m.brk.pc-pc < b.size
 	if d := m.dbg; d != nil {
 		if p, found := d.firstBreak(pc, b.size); found && (!ok || p < bp) {
 			bp, ok = p, true
 		}
-		if h.ID == d.stepHart && d.stepTo > h.steps {
-			n = int(min(uint64(n), d.stepTo-h.steps))
+		if h.ID == d.stepHart && d.stepTo > h.cnt.steps {
+			n = int(min(uint64(n), d.stepTo-h.cnt.steps))
 		}
 	}
 	if !ok {
-		m.bpPassed = false
+		m.brk.passed = false
 		return n, false
 	}
 	k := 0
@@ -233,7 +233,7 @@ func (m *Machine) debugBlock(h *Hart, b *block, pc uint64, n int) (int, bool) {
 		m.stop(StopBreak)
 		return 0, true
 	}
-	m.bpPassed = false
+	m.brk.passed = false
 	if k > 0 {
 		n = min(n, k)
 	}
@@ -244,7 +244,7 @@ func (m *Machine) debugBlock(h *Hart, b *block, pc uint64, n int) (int, bool) {
 // target says so.
 func (m *Machine) debugStep(h *Hart) bool {
 	d := m.dbg
-	if d == nil || h.ID != d.stepHart || h.steps < d.stepTo {
+	if d == nil || h.ID != d.stepHart || h.cnt.steps < d.stepTo {
 		return false
 	}
 	if m.passed() {
@@ -260,12 +260,12 @@ func (m *Machine) debugStep(h *Hart) bool {
 
 // pass records a stop before the next slot: Run again runs it rather than
 // stopping there again.
-func (m *Machine) pass() { m.bpPassed, m.bpAt = true, m.icount }
+func (m *Machine) pass() { m.brk.passed, m.brk.at = true, m.icount }
 
 // passed reports whether the machine stopped before the slot it is at.
 // The position says it: a run to elsewhere in between (with no conditions
 // checked) leaves a stale mark that no longer applies.
-func (m *Machine) passed() bool { return m.bpPassed && m.bpAt == m.icount }
+func (m *Machine) passed() bool { return m.brk.passed && m.brk.at == m.icount }
 
 // debugAfter stops the machine after hart h's block if it made a watched
 // access.

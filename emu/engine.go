@@ -72,16 +72,16 @@ func (m *Machine) SetEngine(e Engine) error {
 	default:
 		return fmt.Errorf("%w: %v", ErrEngine, e)
 	}
-	m.asked = e
+	m.eng.asked = e
 	if m.wmo != nil {
 		e = EngineInterp // the JIT does not honour rvwmo (wmo.go)
 	}
-	m.engine = e
+	m.eng.cur = e
 	return nil
 }
 
 // Engine returns the machine's engine.
-func (m *Machine) Engine() Engine { return m.engine }
+func (m *Machine) Engine() Engine { return m.eng.cur }
 
 // JITStats describes what the JIT did for one machine, and how often its
 // harts' TLBs and jump caches were emptied or missed (under either engine).
@@ -99,7 +99,7 @@ type JITStats struct {
 
 // JITStats returns the machine's JIT statistics (Entries and Insns are zero
 // under the interpreter).
-func (m *Machine) JITStats() JITStats { return m.jitStats }
+func (m *Machine) JITStats() JITStats { return m.eng.stats }
 
 // JITCacheStats describes the process-wide translation cache that all
 // machines (all forks) share.

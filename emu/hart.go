@@ -183,6 +183,34 @@ type jcEntry struct {
 // indexing with a uint8 needs no bounds check.
 const regSink = 32
 
+// counters are a hart's instruction counters. retired counts
+// architecturally retired instructions; steps counts every instruction slot
+// the hart used (retired or trapped). mcycle reads steps plus cycleOff;
+// minstret reads retired plus instretOff.
+type counters struct {
+	retired    uint64
+	steps      uint64
+	cycleOff   uint64
+	instretOff uint64
+}
+
+// lastWalk describes the last translation made for an access (translate):
+// its virtual page, and whether it is global (a G bit on its walk, or
+// M-mode's identity), which the TLB fill that follows records in the
+// entry's non-global bit.
+type lastWalk struct {
+	page   uint64
+	global bool
+}
+
+// superpages lists the superpages (superKey) translated since the TLBs
+// were last flushed whole, up to len(keys), n of them (more: unknown): an
+// sfence.vma of one address outside all of them can flush that page alone.
+type superpages struct {
+	keys [16]uint64
+	n    int
+}
+
 // Hart is one RISC-V hardware thread: its architectural state, its CSRs, and
 // the caches the engine keeps for it.
 type Hart struct {
@@ -222,14 +250,8 @@ type Hart struct {
 	pmpcfg     [2]uint64 // pmpcfg0, pmpcfg2: 16 entries
 	pmpaddr    [16]uint64
 
-	// Counters. Retired counts architecturally retired instructions; steps
-	// counts every instruction slot the hart used (retired or trapped). mcycle
-	// reads steps plus cycleOff; minstret reads retired plus instretOff.
-	retired    uint64
-	steps      uint64
-	cycleOff   uint64
-	instretOff uint64
-	pos        int // index within the current block of the op calling a slow path
+	cnt counters
+	pos int // index within the current block of the op calling a slow path
 
 	// LR/SC reservation (Unprivileged §8.2).
 	resValid bool
@@ -281,20 +303,10 @@ type Hart struct {
 	// asids are the context numbers of U-mode code under recent ASIDs,
 	// direct-mapped by ASID: an ASID's number stays while its slot is
 	// not taken, so switching back to an address space finds its entries.
-	asids [asidSlots]asidCtx
-	// walkPage and walkGlobal describe the last translation made for an
-	// access (translate): its virtual page, and whether it is global (a
-	// G bit on its walk, or M-mode's identity), which the TLB fill that
-	// follows records in the entry's non-global bit.
-	walkPage   uint64
-	walkGlobal bool
-	j          jitState
-	// supers lists the superpages (superKey) translated since the TLBs
-	// were last flushed whole, up to len(supers), nSupers of them (more:
-	// unknown): an sfence.vma of one address outside all of them can flush
-	// that page alone.
-	supers  [16]uint64
-	nSupers int
+	asids  [asidSlots]asidCtx
+	walk   lastWalk
+	j      jitState
+	supers superpages
 
 	// The hart in the communication tracker's terms (comm.go), for the
 	// line checks of tlbFine entries: a line's writer (ID+1), its bit in
@@ -308,9 +320,9 @@ type Hart struct {
 // means a toggle switches sets instead of flushing them.
 const tlbSetSUM = 2
 
-// hartCaches are a hart's TLBs and jump cache: 2,494,016 bytes on
-// 2026-12-04 (the jump cache 2 MiB of it; 0.9 MiB in all while the jump
-// cache had 16384 entries).
+// hartCaches are a hart's TLBs and jump cache: unsafe.Sizeof(hartCaches{})
+// is 2,494,016 bytes on 2026-12-04 (the jump cache 2 MiB of it, the TLBs
+// 384 KiB; it was 0.9 MiB while the jump cache had 16384 entries).
 type hartCaches struct {
 	tlbs [4]tlbSet // indexed by privilege level; 2: S-mode data with SUM
 	// nonGlobal has a bit per TLB entry (by set, kind: fetch, load,
@@ -388,11 +400,11 @@ func (h *Hart) F(i int) uint64 { return h.f[i&31] }
 func (h *Hart) Priv() uint8 { return h.priv }
 
 // Retired returns the number of instructions the hart has retired.
-func (h *Hart) Retired() uint64 { return h.retired }
+func (h *Hart) Retired() uint64 { return h.cnt.retired }
 
 // Steps returns the number of instruction slots the hart has used: retired
 // instructions plus instructions that trapped.
-func (h *Hart) Steps() uint64 { return h.steps }
+func (h *Hart) Steps() uint64 { return h.cnt.steps }
 
 // Halted reports whether the hart is stopped.
 func (h *Hart) Halted() bool { return h.halted }
@@ -417,9 +429,9 @@ func (h *Hart) flushTLB() {
 	}
 	h.epoch++
 	h.setCtx()
-	h.nSupers = 0
+	h.supers.n = 0
 	if h.m != nil {
-		h.m.jitStats.Flushes++
+		h.m.eng.stats.Flushes++
 	}
 }
 
@@ -464,11 +476,11 @@ func (h *Hart) endASIDCtx(a uint64) {
 
 // markFill records in the non-global bits whether the TLB entry at index
 // idx of set p and kind k (0 fetch, 1 load, 2 store) now holds a global
-// translation of virtual page vpn (walkGlobal, when the last walk was of
+// translation of virtual page vpn (walk.global, when the last walk was of
 // that page; any other fill counts as non-global, the safe side).
 func (h *Hart) markFill(p, k int, idx, vpn uint64) {
 	w := &h.c.nonGlobal[p][k][idx/64]
-	if h.walkGlobal && h.walkPage == vpn {
+	if h.walk.global && h.walk.page == vpn {
 		*w &^= 1 << (idx % 64)
 	} else {
 		*w |= 1 << (idx % 64)
@@ -509,7 +521,7 @@ func (h *Hart) switchASID() {
 	}
 	h.setCtx()
 	if h.m != nil {
-		h.m.jitStats.Switches++
+		h.m.eng.stats.Switches++
 	}
 }
 
@@ -564,26 +576,26 @@ func superKey(va uint64, i int) uint64 { return va>>(12+9*uint(i))<<2 | uint64(i
 // noteSuper records a translation through the level-i superpage holding va.
 func (h *Hart) noteSuper(va uint64, i int) {
 	k := superKey(va, i)
-	n := min(h.nSupers, len(h.supers))
+	n := min(h.supers.n, len(h.supers.keys))
 	for j := 0; j < n; j++ {
-		if h.supers[j] == k {
+		if h.supers.keys[j] == k {
 			return
 		}
 	}
-	if h.nSupers < len(h.supers) {
-		h.supers[h.nSupers] = k
+	if h.supers.n < len(h.supers.keys) {
+		h.supers.keys[h.supers.n] = k
 	}
-	h.nSupers++
+	h.supers.n++
 }
 
 // inSuper reports whether a superpage translated since the last full
 // flush may hold va.
 func (h *Hart) inSuper(va uint64) bool {
-	if h.nSupers > len(h.supers) {
+	if h.supers.n > len(h.supers.keys) {
 		return true
 	}
-	for j := 0; j < h.nSupers; j++ {
-		k := h.supers[j]
+	for j := 0; j < h.supers.n; j++ {
+		k := h.supers.keys[j]
 		if superKey(va, int(k&3)) == k {
 			return true
 		}

@@ -10,8 +10,9 @@ import (
 
 // The parts of the JIT every host shares: the per-hart exchange area with
 // translated code, and the hotness bookkeeping of decoded blocks. The
-// translator itself is jit_amd64.go (emitter jit_asm_amd64.go, lowering
-// jit_lower_amd64.go, entry jit_amd64.s).
+// translator itself is jit_amd64.go (emitter emu/internal/amd64, code
+// memory emu/internal/codearena, lowering jit_lower_amd64.go, entry
+// jit_amd64.s).
 //
 // Translated code runs whole decoded blocks and chains from one to the next
 // through the hart's jump cache, never calling back into Go. Whatever it
@@ -19,11 +20,17 @@ import (
 // at a block boundary (the next block is not translated or not in the jump
 // cache, the budget does not cover it, or its coverage slot reaches a new
 // bucket) or in the middle of a block, before op k (a TLB miss, MMIO, an
-// ownership change, a CSR, an AMO, FP, a system instruction): the
-// interpreter then runs the rest of that block from op k, exactly as if it
-// had run it all. Translated code reads and writes nothing but integer
-// registers, the coverage map and RAM pages its soft TLBs already grant, so
-// at every exit the hart's state is the interpreter's.
+// ownership change, a CSR, an AMO or an FP operation it does not
+// translate, a system instruction): the interpreter then runs the rest of
+// that block from op k, exactly as if it had run it all. Translated code
+// writes only the integer and FP registers, mstatus (FS dirty, sstatus
+// writes), the plain CSRs (plainCSRs), the LR/SC reservation, the hart's
+// load and store TLB pointers (it switches TLB sets when SUM changes), the
+// coverage map and covPrev, the edge slots it saw become non-zero
+// (hartCaches.touched), its own scratch in jitState, and RAM pages its
+// soft TLBs already grant; the integer registers it keeps in host
+// registers it writes back at every exit, so at every exit the hart's
+// state is the interpreter's.
 
 // jitOpMutant, when set (by tests only), is asked which operation to
 // translate for each register-register ALU op (its kind, unless the test
@@ -148,7 +155,7 @@ func (m *Machine) jitPrepare(b *block) {
 		return
 	}
 	h := b.hits.Add(1)
-	if m.jitEager {
+	if m.eng.eager {
 		// The lockstep harness: translate all it can, at once.
 		if h == 2 {
 			m.jitSet(b, 0, true)

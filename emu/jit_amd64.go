@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"everett/emu/internal/codearena"
 )
 
 const jitSupported = true
@@ -24,12 +24,13 @@ func jitCall(enter, target uintptr, h unsafe.Pointer)
 // a universe forked from a booted snapshot finds the kernel's hot code
 // translated already. The cache is never part of a snapshot or a hash.
 //
-// Code lives in one reserved address range, filled in chunks: a chunk is
-// mapped read-write while translations are written into it and then
-// sealed read-execute (never both, W^X); a translation becomes runnable
-// when its chunk is sealed. A chunk seals when it is full, or early when a
-// block waiting for its translation keeps running (jitSealEvery). When the
-// range is full, nothing more is translated: the cache is bounded.
+// Code lives in a codearena.Arena, one reserved address range filled in
+// chunks: a chunk is mapped read-write while translations are written into
+// it and then sealed read-execute (never both, W^X); a translation becomes
+// runnable when its chunk is sealed. A chunk seals when it is full, or
+// early when a block waiting for its translation keeps running
+// (jitSealEvery). When the range is full, nothing more is translated: the
+// cache is bounded.
 const (
 	jitRangeBytes = 512 << 20 // the bound on host code
 	jitChunkBytes = 256 << 10
@@ -37,14 +38,11 @@ const (
 
 type jitArena struct {
 	mu     sync.Mutex
-	mem    []byte  // the reserved range
-	base   uintptr // its address; 0 until made
-	failed bool    // the range could not be reserved: no JIT
-	pos    uintptr // next free byte (offset)
-	end    uintptr // end of the writable chunk (offset); pos..end is writable
-	lo     uintptr // start of the writable chunk (offset)
-	chunk  *jitChunk
-	wait   []*jitTrans // translations in the writable chunk
+	code   *codearena.Arena // the reserved range
+	base   uintptr          // its address; 0 until made
+	failed bool             // the range could not be reserved: no JIT
+	chunk  *jitChunk        // the writable chunk's translations; nil: none is open
+	wait   []*jitTrans      // translations in the writable chunk
 	byKey  map[string]*jitTrans
 	heads  map[uint64]struct{}   // jitHeadKey of every region translated
 	heat   map[uint64]uint32     // runs reported of heads not translated yet
@@ -83,13 +81,13 @@ func (ar *jitArena) init() bool {
 	if ar.base != 0 || ar.failed {
 		return !ar.failed
 	}
-	mem, err := unix.Mmap(-1, 0, jitRangeBytes, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
+	code, err := codearena.Reserve(jitRangeBytes, jitChunkBytes)
 	if err != nil {
 		ar.failed = true
 		return false
 	}
-	ar.mem = mem
-	ar.base = uintptr(unsafe.Pointer(&mem[0]))
+	ar.code = code
+	ar.base = code.Base()
 	ar.byKey = make(map[string]*jitTrans)
 	ar.heads = make(map[uint64]struct{})
 	ar.heat = make(map[uint64]uint32)
@@ -97,15 +95,15 @@ func (ar *jitArena) init() bool {
 	// The entry stub: load the registers translations keep constant
 	// (jit_lower_amd64.go), then jump to the target in rax.
 	var a emitter
-	a.load64(rJC, at(rH, offC))
-	a.aluRI(aluAdd, rJC, offJC)
-	a.load64(rLT, at(rH, offLTLB))
-	a.load64(rST, at(rH, offSTLB))
-	a.load64(rRem, at(rH, offJRem))
-	a.load64(rPC, at(rH, offJPC))
-	a.mxcsr(2, at(rH, offJMXIn))
-	a.jmpR(rax)
-	off, ok := ar.place(a.b)
+	a.Load64(rJC, at(rH, offC))
+	a.ALURI(aluAdd, rJC, offJC)
+	a.Load64(rLT, at(rH, offLTLB))
+	a.Load64(rST, at(rH, offSTLB))
+	a.Load64(rRem, at(rH, offJRem))
+	a.Load64(rPC, at(rH, offJPC))
+	a.MXCSR(2, at(rH, offJMXIn))
+	a.JmpR(rax)
+	off, ok := ar.place(a.Code)
 	if !ok {
 		ar.failed = true
 		return false
@@ -114,7 +112,7 @@ func (ar *jitArena) init() bool {
 	// The coverage stub every translation calls (covStub).
 	var c emitter
 	covStub(&c)
-	off, ok = ar.place(c.b)
+	off, ok = ar.place(c.Code)
 	if !ok {
 		ar.failed = true
 		return false
@@ -124,7 +122,7 @@ func (ar *jitArena) init() bool {
 	for i, tlb := range []reg{rLT, rST} {
 		var f emitter
 		fineStub(&f, tlb)
-		off, ok = ar.place(f.b)
+		off, ok = ar.place(f.Code)
 		if !ok {
 			ar.failed = true
 			return false
@@ -138,43 +136,24 @@ func (ar *jitArena) init() bool {
 // place copies code into the writable chunk, opening one if needed, and
 // returns its offset. Called with mu held.
 func (ar *jitArena) place(code []byte) (uintptr, bool) {
-	n := uintptr(len(code))
-	if ar.chunk == nil || ar.pos+n > ar.end {
+	if ar.chunk == nil || !ar.code.Fits(len(code)) {
 		ar.seal()
-		start := ar.pos
-		size := max(uintptr(jitChunkBytes), (n+pageSize-1)&^(pageSize-1))
-		if start+size > jitRangeBytes {
+		if err := ar.code.Open(len(code)); err != nil {
 			return 0, false // full
 		}
-		if err := unix.Mprotect(ar.slice(start, size), unix.PROT_READ|unix.PROT_WRITE); err != nil {
-			return 0, false
-		}
-		ar.lo, ar.end = start, start+size
 		ar.chunk = &jitChunk{}
 	}
-	off := ar.pos
-	copy(ar.slice(off, n), code)
-	ar.pos += n
-	return off, true
+	return ar.code.Place(code)
 }
 
-// seal makes the writable chunk's used pages executable and its
-// translations runnable. Called with mu held.
+// seal makes the writable chunk's code executable and its translations
+// runnable. Called with mu held.
 func (ar *jitArena) seal() {
 	if ar.chunk == nil {
 		return
 	}
-	used := (ar.pos + pageSize - 1) &^ (pageSize - 1)
-	if used > ar.lo {
-		if err := unix.Mprotect(ar.slice(ar.lo, used-ar.lo), unix.PROT_READ|unix.PROT_EXEC); err != nil {
-			panic("jit: mprotect of sealed code failed: " + err.Error())
-		}
-	}
-	if ar.end > used {
-		// The unused rest of the chunk goes back to no access.
-		if err := unix.Mprotect(ar.slice(used, ar.end-used), unix.PROT_NONE); err != nil {
-			panic("jit: mprotect of unused code pages failed: " + err.Error())
-		}
+	if err := ar.code.Seal(); err != nil {
+		panic("jit: " + err.Error())
 	}
 	for _, t := range ar.wait {
 		t.chain.Store(ar.base + t.chainAt)
@@ -183,12 +162,6 @@ func (ar *jitArena) seal() {
 	ar.wait = ar.wait[:0]
 	ar.chunk.sealed.Store(true)
 	ar.chunk = nil
-	ar.pos, ar.end, ar.lo = used, used, used
-}
-
-// slice is the range [off, off+n) as a byte slice, for mprotect and copy.
-func (ar *jitArena) slice(off, n uintptr) []byte {
-	return ar.mem[off : off+n : off+n]
 }
 
 // jitKey is a region's cache key: the head's page offset, then each
@@ -340,14 +313,14 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	j := &h.j
 	j.pc, j.rem = pc, budget
 	j.timeEnd, j.ticks, j.mtimeOff = h.local+budget, m.cfg.InsnsPerTick, m.mtimeOff
-	if m.cov != nil {
-		j.cov = unsafe.Pointer(&m.cov[0])
-		j.covLo, j.covSpan, j.covMask, j.covHalf = m.covLo, m.covSpan, m.covMask, 0
+	if m.cov.edges != nil {
+		j.cov = unsafe.Pointer(&m.cov.edges[0])
+		j.covLo, j.covSpan, j.covMask, j.covHalf = m.cov.lo, m.cov.span, m.cov.mask, 0
 		if h.priv == PrivU {
-			j.covHalf = m.covHalf
+			j.covHalf = m.cov.half
 		}
 		j.seen = nil
-		if s := m.coverage.SeenEdges; s != nil {
+		if s := m.cov.c.SeenEdges; s != nil {
 			j.seen = unsafe.Pointer(&s[0])
 		}
 		j.newEdges, j.nTouched, j.bucketTop = 0, 0, bucketTop
@@ -361,13 +334,13 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		h.fflags |= fflagsOfMXCSR(fl)
 	}
 	if j.cov != nil {
-		c := m.coverage
+		c := m.cov.c
 		c.TouchedEdges = append(c.TouchedEdges, h.c.touched[:j.nTouched]...)
 		c.NewEdges += int(j.newEdges)
 	}
 	done := budget - j.rem
 	h.pc = j.pc
-	m.jitStats.Entries++
+	m.eng.stats.Entries++
 	if j.reason == jitExitMid {
 		// The block is a member of the region that was running: in the
 		// page the region's head is in, mapped, so lookup finds or decodes
@@ -382,11 +355,11 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		m.account(h, int(done))
 		m.account(h, h.exec(b2, h.pc, int(j.k), int(n)))
 		h.trapped = false
-		m.jitStats.Insns += done + j.k
+		m.eng.stats.Insns += done + j.k
 	} else {
 		h.trapped = false
 		m.account(h, int(done))
-		m.jitStats.Insns += done
+		m.eng.stats.Insns += done
 	}
 	h.pos = 0
 	if h.mip&h.mie != 0 {

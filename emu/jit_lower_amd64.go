@@ -10,9 +10,11 @@ import (
 	"everett/isa"
 )
 
-// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x)
-// and are read and written there by every op; the host registers below
-// hold what stays constant while translated code runs.
+// Lowering decoded blocks to amd64. Guest registers live in the Hart (h.x
+// and h.f), except that a region keeps up to five of its most used integer
+// registers (len(cacheRegs)) in host registers while it runs (assignRegs);
+// every FP register stays in h.f. The host registers below hold what
+// stays constant while translated code runs.
 const (
 	rH   = r15 // *Hart
 	rJC  = rbx // &h.c.jc[0]
@@ -230,9 +232,9 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	*l = lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel(),
 		entries: l.entries[:0], misses: l.misses[:0], covs: l.covs[:0], cold: l.cold[:0],
 		cachedList: l.cachedList[:0], dirtyList: l.dirtyList[:0]}
-	l.a.b = emitBuf[:0]
+	l.a.Code = emitBuf[:0]
 	defer func() {
-		emitBuf = l.a.b[:0]
+		emitBuf = l.a.Code[:0]
 		clear(l.cold) // keep nothing alive
 		l.members, l.offs = nil, nil
 	}()
@@ -248,22 +250,22 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		n := jitPrefix(b)
 		size := int32(len(b.ops))
 		l.curOps = size
-		a.bind(l.entries[mi])
-		a.aluRI(aluCmp, rRem, size)
-		a.jcc(ccB, l.exitB)
+		a.Bind(l.entries[mi])
+		a.ALURI(aluCmp, rRem, size)
+		a.Jcc(ccB, l.exitB)
 		l.coverage()
 		if mi == 0 {
-			a.bind(post)
+			a.Bind(post)
 		}
-		a.aluRI(aluSub, rRem, size)
+		a.ALURI(aluSub, rRem, size)
 		ended := false
 		for i := 0; i < n; i++ {
 			ended = l.op(&b.ops[i], i)
 		}
 		if !ended {
 			if n < len(b.ops) {
-				a.movImm(rcx, int64(n))
-				a.jmp(l.exitM)
+				a.MovImm(rcx, int64(n))
+				a.Jmp(l.exitM)
 			} else {
 				l.jumpTo(int64(b.size), true)
 			}
@@ -276,32 +278,32 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 		c()
 	}
 	for _, ms := range l.misses {
-		a.bind(ms.l)
-		a.movImm(rcx, int64(ms.k))
-		a.jmp(l.exitM)
+		a.Bind(ms.l)
+		a.MovImm(rcx, int64(ms.k))
+		a.Jmp(l.exitM)
 	}
 	// The run-loop entry: the run loop checked the budget and counted
 	// coverage.
-	goOff = len(a.b)
+	goOff = len(a.Code)
 	l.loadCached()
-	a.jmp(post)
+	a.Jmp(post)
 	// Exits: store the state the run loop reads and return to jitCall.
-	a.bind(l.exitB)
-	a.zero(rcx)
-	a.movImm(rax, jitExitBoundary)
+	a.Bind(l.exitB)
+	a.Zero(rcx)
+	a.MovImm(rax, jitExitBoundary)
 	done := newLabel()
-	a.jmp(done)
-	a.bind(l.exitM)
-	a.movImm(rax, jitExitMid)
-	a.bind(done)
+	a.Jmp(done)
+	a.Bind(l.exitM)
+	a.MovImm(rax, jitExitMid)
+	a.Bind(done)
 	l.writeBack()
-	a.store64(at(rH, offJPC), rPC)
-	a.store64(at(rH, offJRem), rRem)
-	a.store64(at(rH, offJReason), rax)
-	a.store64(at(rH, offJK), rcx)
-	a.mxcsr(3, at(rH, offJMXCSR))
-	a.ret()
-	return a.b, goOff
+	a.Store64(at(rH, offJPC), rPC)
+	a.Store64(at(rH, offJRem), rRem)
+	a.Store64(at(rH, offJReason), rax)
+	a.Store64(at(rH, offJK), rcx)
+	a.MXCSR(3, at(rH, offJMXCSR))
+	a.Ret()
+	return a.Code, goOff
 }
 
 // member returns the index of the region member at page offset off, or -1.
@@ -320,11 +322,11 @@ func (l *lowering) member(off int64) int {
 // the next member, whose entry comes next, is left out.
 func (l *lowering) jumpTo(delta int64, last bool) {
 	if delta != 0 {
-		l.a.aluRI(aluAdd, rPC, int32(delta))
+		l.a.ALURI(aluAdd, rPC, int32(delta))
 	}
 	if mi := l.member(int64(l.cur) + delta); mi >= 0 {
 		if !last || mi != l.mi+1 {
-			l.a.jmp(l.entries[mi])
+			l.a.Jmp(l.entries[mi])
 		}
 		return
 	}
@@ -342,9 +344,9 @@ func (l *lowering) coverage() {
 	a := &l.a
 	skip := newLabel()
 	body := newLabel()
-	a.aluMI(aluCmp, at(rH, offJCov), 0)
-	a.jcc(ccNE, body)
-	a.bind(skip)
+	a.ALUMI(aluCmp, at(rH, offJCov), 0)
+	a.Jcc(ccNE, body)
+	a.Bind(skip)
 	l.covs = append(l.covs, covCall{body: body, skip: skip})
 }
 
@@ -354,11 +356,11 @@ type covCall struct{ body, skip *label }
 
 func (l *lowering) covCall(c covCall) {
 	a := &l.a
-	a.bind(c.body)
-	a.movImm(rax, int64(arena.cov))
-	a.callR(rax)
-	a.jcc(ccNE, l.exitB)
-	a.jmp(c.skip)
+	a.Bind(c.body)
+	a.MovImm(rax, int64(arena.cov))
+	a.CallR(rax)
+	a.Jcc(ccNE, l.exitB)
+	a.Jmp(c.skip)
 }
 
 // covStub emits the coverage stub: it counts the edge into the block at
@@ -371,42 +373,42 @@ func (l *lowering) covCall(c covCall) {
 func covStub(a *emitter) {
 	done, exit := newLabel(), newLabel()
 	commit := newLabel()
-	a.movRR(rax, rPC)
-	a.aluRM(aluSub, rax, at(rH, offJCovLo))
-	a.aluRM(aluCmp, rax, at(rH, offJCovSp))
-	a.jcc(ccAE, done)
-	a.movRR(rax, rPC)
-	a.shiftRI(shiftShr, rax, 1)
-	a.movImm(rcx, 0x9e3779b1)
-	a.imulRR(rax, rcx) // cur
-	a.movRR(rdx, rax)
-	a.aluRM(aluXor, rdx, at(rH, offCovPrev))
-	a.aluRM(aluAnd, rdx, at(rH, offJCovMsk))
-	a.aluRM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
-	a.shiftRI(shiftShr, rax, 1)
-	a.store64(at(rH, offJTmp), rax) // the next covPrev
-	a.aluRM(aluAdd, rdx, at(rH, offJCov))
-	a.loadU8(rax, at(rdx, 0))
-	a.aluRI(aluCmp, rax, 255)
-	a.jcc(ccE, commit)
-	a.lea(rcx, at(rax, 1))
+	a.MovRR(rax, rPC)
+	a.ALURM(aluSub, rax, at(rH, offJCovLo))
+	a.ALURM(aluCmp, rax, at(rH, offJCovSp))
+	a.Jcc(ccAE, done)
+	a.MovRR(rax, rPC)
+	a.ShiftRI(shiftShr, rax, 1)
+	a.MovImm(rcx, 0x9e3779b1)
+	a.ImulRR(rax, rcx) // cur
+	a.MovRR(rdx, rax)
+	a.ALURM(aluXor, rdx, at(rH, offCovPrev))
+	a.ALURM(aluAnd, rdx, at(rH, offJCovMsk))
+	a.ALURM(aluAdd, rdx, at(rH, offJCovHlf)) // the slot
+	a.ShiftRI(shiftShr, rax, 1)
+	a.Store64(at(rH, offJTmp), rax) // the next covPrev
+	a.ALURM(aluAdd, rdx, at(rH, offJCov))
+	a.LoadU8(rax, at(rdx, 0))
+	a.ALURI(aluCmp, rax, 255)
+	a.Jcc(ccE, commit)
+	a.Lea(rcx, at(rax, 1))
 	bucket, store := newLabel(), newLabel()
-	a.testRR(rcx, rax)
-	a.jcc(ccE, bucket) // a power of two: a bucket's first count
-	a.aluRI(aluCmp, rcx, 3)
-	a.jcc(ccE, bucket)
-	a.bind(store)
-	a.store8(at(rdx, 0), rcx)
-	a.bind(commit)
-	a.load64(rax, at(rH, offJTmp))
-	a.store64(at(rH, offCovPrev), rax)
-	a.bind(done)
-	a.aluRR(aluXor, rax, rax) // ZF set: go on
-	a.ret()
-	a.bind(exit)
-	a.movImm(rax, 1)
-	a.testRR(rax, rax) // ZF clear: leave at the boundary
-	a.ret()
+	a.TestRR(rcx, rax)
+	a.Jcc(ccE, bucket) // a power of two: a bucket's first count
+	a.ALURI(aluCmp, rcx, 3)
+	a.Jcc(ccE, bucket)
+	a.Bind(store)
+	a.Store8(at(rdx, 0), rcx)
+	a.Bind(commit)
+	a.Load64(rax, at(rH, offJTmp))
+	a.Store64(at(rH, offCovPrev), rax)
+	a.Bind(done)
+	a.ALURR(aluXor, rax, rax) // ZF set: go on
+	a.Ret()
+	a.Bind(exit)
+	a.MovImm(rax, 1)
+	a.TestRR(rax, rax) // ZF clear: leave at the boundary
+	a.Ret()
 	covBucket(a, bucket, store, exit)
 }
 
@@ -414,35 +416,35 @@ func covStub(a *emitter) {
 // at rdx, then goes to store; it goes to exit, with nothing written, when
 // there is no room for a first touch.
 func covBucket(a *emitter, bucket, store, exit *label) {
-	a.bind(bucket)
-	a.aluRI(aluCmp, rcx, 64)
-	a.jcc(ccE, store) // inside the 32-127 bucket
-	a.store64(at(rH, offJTmp2), rcx)
+	a.Bind(bucket)
+	a.ALURI(aluCmp, rcx, 64)
+	a.Jcc(ccE, store) // inside the 32-127 bucket
+	a.Store64(at(rH, offJTmp2), rcx)
 	touched, done := newLabel(), newLabel()
-	a.aluRI(aluCmp, rcx, 1)
-	a.jcc(ccNE, touched)
-	a.load64(rcx, at(rH, offJNT))
-	a.aluRI(aluCmp, rcx, jitTouched)
-	a.jcc(ccAE, exit)
-	a.movRR(rax, rdx)
-	a.aluRM(aluSub, rax, at(rH, offJCov)) // the slot's index
-	a.store32(atIdx(rJC, rcx, 4, offCTouch), rax)
-	a.aluRI(aluAdd, rcx, 1)
-	a.store64(at(rH, offJNT), rcx)
-	a.bind(touched)
-	a.load64(rax, at(rH, offJSeen))
-	a.testRR(rax, rax)
-	a.jcc(ccE, done)
-	a.aluRM(aluSub, rax, at(rH, offJCov))
-	a.aluRR(aluAdd, rax, rdx)
-	a.loadU8(rax, at(rax, 0)) // the bucket seen, plus one
-	a.loadU8(rax, atIdx(rH, rax, 1, offJBTop))
-	a.aluRM(aluCmp, rax, at(rH, offJTmp2))
-	a.jcc(ccAE, done)
-	a.aluMI(aluAdd, at(rH, offJNew), 1) // a new bucket
-	a.bind(done)
-	a.load64(rcx, at(rH, offJTmp2))
-	a.jmp(store)
+	a.ALURI(aluCmp, rcx, 1)
+	a.Jcc(ccNE, touched)
+	a.Load64(rcx, at(rH, offJNT))
+	a.ALURI(aluCmp, rcx, jitTouched)
+	a.Jcc(ccAE, exit)
+	a.MovRR(rax, rdx)
+	a.ALURM(aluSub, rax, at(rH, offJCov)) // the slot's index
+	a.Store32(atIdx(rJC, rcx, 4, offCTouch), rax)
+	a.ALURI(aluAdd, rcx, 1)
+	a.Store64(at(rH, offJNT), rcx)
+	a.Bind(touched)
+	a.Load64(rax, at(rH, offJSeen))
+	a.TestRR(rax, rax)
+	a.Jcc(ccE, done)
+	a.ALURM(aluSub, rax, at(rH, offJCov))
+	a.ALURR(aluAdd, rax, rdx)
+	a.LoadU8(rax, at(rax, 0)) // the bucket seen, plus one
+	a.LoadU8(rax, atIdx(rH, rax, 1, offJBTop))
+	a.ALURM(aluCmp, rax, at(rH, offJTmp2))
+	a.Jcc(ccAE, done)
+	a.ALUMI(aluAdd, at(rH, offJNew), 1) // a new bucket
+	a.Bind(done)
+	a.Load64(rcx, at(rH, offJTmp2))
+	a.Jmp(store)
 }
 
 // chain jumps to the translation of the block at rPC if the jump cache
@@ -452,36 +454,36 @@ func (l *lowering) chain() {
 		l.chainL = newLabel()
 		l.cold = append(l.cold, l.chainBody)
 	}
-	l.a.jmp(l.chainL)
+	l.a.Jmp(l.chainL)
 }
 
 // chainBody is the one chain sequence of a translation, out of line.
 func (l *lowering) chainBody() {
 	a := &l.a
-	a.bind(l.chainL)
+	a.Bind(l.chainL)
 	way1, hit := newLabel(), newLabel()
-	a.movRR(rax, rPC)
-	a.shiftRI(shiftShr, rax, 1)
-	a.aluRI32(aluAnd, rax, jcSetMask)
-	a.shiftRI32(shiftShl, rax, 6) // the set's way 0: two entries of 32 bytes
-	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 1, 0))
-	a.jcc(ccNE, way1)
-	a.load64(rcx, atIdx(rJC, rax, 1, offJCCtx))
-	a.aluRM(aluCmp, rcx, at(rH, offCtx))
-	a.jcc(ccE, hit)
-	a.bind(way1)
-	a.aluRI(aluAdd, rax, jcEntBytes)
-	a.aluRM(aluCmp, rPC, atIdx(rJC, rax, 1, 0))
-	a.jcc(ccNE, l.exitB)
-	a.load64(rcx, atIdx(rJC, rax, 1, offJCCtx))
-	a.aluRM(aluCmp, rcx, at(rH, offCtx))
-	a.jcc(ccNE, l.exitB)
-	a.bind(hit)
-	a.load64(rcx, atIdx(rJC, rax, 1, offJCJit))
-	a.testRR(rcx, rcx)
-	a.jcc(ccE, l.exitB)
+	a.MovRR(rax, rPC)
+	a.ShiftRI(shiftShr, rax, 1)
+	a.ALURI32(aluAnd, rax, jcSetMask)
+	a.ShiftRI32(shiftShl, rax, 6) // the set's way 0: two entries of 32 bytes
+	a.ALURM(aluCmp, rPC, atIdx(rJC, rax, 1, 0))
+	a.Jcc(ccNE, way1)
+	a.Load64(rcx, atIdx(rJC, rax, 1, offJCCtx))
+	a.ALURM(aluCmp, rcx, at(rH, offCtx))
+	a.Jcc(ccE, hit)
+	a.Bind(way1)
+	a.ALURI(aluAdd, rax, jcEntBytes)
+	a.ALURM(aluCmp, rPC, atIdx(rJC, rax, 1, 0))
+	a.Jcc(ccNE, l.exitB)
+	a.Load64(rcx, atIdx(rJC, rax, 1, offJCCtx))
+	a.ALURM(aluCmp, rcx, at(rH, offCtx))
+	a.Jcc(ccNE, l.exitB)
+	a.Bind(hit)
+	a.Load64(rcx, atIdx(rJC, rax, 1, offJCJit))
+	a.TestRR(rcx, rcx)
+	a.Jcc(ccE, l.exitB)
 	l.writeBack()
-	a.jmpR(rcx)
+	a.JmpR(rcx)
 }
 
 // Guest register caching. A region keeps its most used integer registers
@@ -605,14 +607,14 @@ func opRegs(o *op) []uint8 {
 // loadCached loads every cached guest register into its host register.
 func (l *lowering) loadCached() {
 	for _, r := range l.cachedList {
-		l.a.load64(l.host[r], xm(r))
+		l.a.Load64(l.host[r], xm(r))
 	}
 }
 
 // writeBack stores every cached guest register the region writes to h.x.
 func (l *lowering) writeBack() {
 	for _, r := range l.dirtyList {
-		l.a.store64(xm(r), l.host[r])
+		l.a.Store64(xm(r), l.host[r])
 	}
 }
 
@@ -620,29 +622,29 @@ func (l *lowering) writeBack() {
 func (l *lowering) getX(dst reg, r uint8) {
 	if h := l.host[r]; h != 0 && r != 0 {
 		if h != dst {
-			l.a.movRR(dst, h)
+			l.a.MovRR(dst, h)
 		}
 		return
 	}
-	l.a.load64(dst, xm(r))
+	l.a.Load64(dst, xm(r))
 }
 
 // aluX: dst op= guest register r.
 func (l *lowering) aluX(op aluOp, dst reg, r uint8) {
 	if h := l.host[r]; h != 0 && r != 0 {
-		l.a.aluRR(op, dst, h)
+		l.a.ALURR(op, dst, h)
 		return
 	}
-	l.a.aluRM(op, dst, xm(r))
+	l.a.ALURM(op, dst, xm(r))
 }
 
 // aluX32: dst32 op= guest register r (low 32 bits).
 func (l *lowering) aluX32(op aluOp, dst reg, r uint8) {
 	if h := l.host[r]; h != 0 && r != 0 {
-		l.a.aluRR32(op, dst, h)
+		l.a.ALURR32(op, dst, h)
 		return
 	}
-	l.a.aluRM32(op, dst, xm(r))
+	l.a.ALURM32(op, dst, xm(r))
 }
 
 // setX writes src to guest register rd (nothing for x0).
@@ -652,11 +654,11 @@ func (l *lowering) setX(rd uint8, src reg) {
 	}
 	if h := l.host[rd]; h != 0 {
 		if h != src {
-			l.a.movRR(h, src)
+			l.a.MovRR(h, src)
 		}
 		return
 	}
-	l.a.store64(xm(rd), src)
+	l.a.Store64(xm(rd), src)
 }
 
 // setXImm writes a constant to guest register rd.
@@ -665,15 +667,15 @@ func (l *lowering) setXImm(rd uint8, v int64) {
 		return
 	}
 	if h := l.host[rd]; h != 0 {
-		l.a.movImm(h, v)
+		l.a.MovImm(h, v)
 		return
 	}
 	if v >= -1<<31 && v < 1<<31 {
-		l.a.storeMI(xm(rd), int32(v))
+		l.a.StoreMI(xm(rd), int32(v))
 		return
 	}
-	l.a.movImm(rax, v)
-	l.a.store64(xm(rd), rax)
+	l.a.MovImm(rax, v)
+	l.a.Store64(xm(rd), rax)
 }
 
 var (
@@ -714,26 +716,26 @@ func (l *lowering) op(o *op, i int) bool {
 		l.setXImm(o.rd, o.imm)
 	case isa.AUIPC:
 		if o.rd != regSink {
-			a.movImm(rax, pcOff+o.imm)
-			a.aluRR(aluAdd, rax, rPC)
+			a.MovImm(rax, pcOff+o.imm)
+			a.ALURR(aluAdd, rax, rPC)
 			l.setX(o.rd, rax)
 		}
 	case isa.JAL:
 		if o.rd != regSink {
-			a.lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
+			a.Lea(rax, at(rPC, int32(pcOff)+int32(o.len)))
 			l.setX(o.rd, rax)
 		}
 		l.jumpTo(pcOff+o.imm, true)
 		return true
 	case isa.JALR:
 		l.getX(rax, o.rs1)
-		a.aluRI(aluAdd, rax, int32(o.imm))
-		a.aluRI(aluAnd, rax, -2)
+		a.ALURI(aluAdd, rax, int32(o.imm))
+		a.ALURI(aluAnd, rax, -2)
 		if o.rd != regSink {
-			a.lea(rcx, at(rPC, int32(pcOff)+int32(o.len)))
+			a.Lea(rcx, at(rPC, int32(pcOff)+int32(o.len)))
 			l.setX(o.rd, rcx)
 		}
-		a.movRR(rPC, rax)
+		a.MovRR(rPC, rax)
 		l.chain()
 		return true
 	case isa.BEQ, isa.BNE, isa.BLT, isa.BGE, isa.BLTU, isa.BGEU:
@@ -747,9 +749,9 @@ func (l *lowering) op(o *op, i int) bool {
 		if l.member(int64(l.cur)+first) == l.mi+1 {
 			cc, first, second = cc^1, second, first
 		}
-		a.jcc(cc, other)
+		a.Jcc(cc, other)
 		l.jumpTo(first, false)
-		a.bind(other)
+		a.Bind(other)
 		l.jumpTo(second, true)
 		return true
 
@@ -770,32 +772,32 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 		if o.rd == o.rs1 {
 			if h := l.host[o.rd]; h != 0 {
-				a.aluRI(op, h, int32(o.imm))
+				a.ALURI(op, h, int32(o.imm))
 			} else {
-				a.aluMI(op, xm(o.rd), int32(o.imm))
+				a.ALUMI(op, xm(o.rd), int32(o.imm))
 			}
 			break
 		}
 		l.getX(rax, o.rs1)
-		a.aluRI(op, rax, int32(o.imm))
+		a.ALURI(op, rax, int32(o.imm))
 		l.setX(o.rd, rax)
 	case isa.SLTI, isa.SLTIU, isa.SLT, isa.SLTU:
 		c := ccL
 		if o.kind == isa.SLTIU || o.kind == isa.SLTU {
 			c = ccB
 		}
-		a.zero(rdx)
+		a.Zero(rdx)
 		l.getX(rax, o.rs1)
 		if o.kind == isa.SLTI || o.kind == isa.SLTIU {
-			a.aluRI(aluCmp, rax, int32(o.imm))
+			a.ALURI(aluCmp, rax, int32(o.imm))
 		} else {
 			l.aluX(aluCmp, rax, o.rs2)
 		}
-		a.setcc(c, rdx)
+		a.Setcc(c, rdx)
 		l.setX(o.rd, rdx)
 	case isa.SLLI, isa.SRLI, isa.SRAI:
 		l.getX(rax, o.rs1)
-		a.shiftRI(shifts[o.kind], rax, uint8(o.imm&63))
+		a.ShiftRI(shifts[o.kind], rax, uint8(o.imm&63))
 		l.setX(o.rd, rax)
 	case isa.ADD, isa.SUB, isa.XOR, isa.OR, isa.AND:
 		op := regALU[o.kind]
@@ -808,7 +810,7 @@ func (l *lowering) op(o *op, i int) bool {
 				break
 			}
 			l.getX(rax, o.rs2)
-			a.aluMR(op, xm(o.rd), rax)
+			a.ALUMR(op, xm(o.rd), rax)
 			break
 		}
 		l.getX(rax, o.rs1)
@@ -818,20 +820,20 @@ func (l *lowering) op(o *op, i int) bool {
 		w := o.kind == isa.SLL || o.kind == isa.SRL || o.kind == isa.SRA
 		l.getX(rcx, o.rs2)
 		l.getX(rax, o.rs1)
-		a.shiftRCL(w, shifts[o.kind], rax)
+		a.ShiftRCL(w, shifts[o.kind], rax)
 		if !w {
-			a.movsxd(rax, rax)
+			a.Movsxd(rax, rax)
 		}
 		l.setX(o.rd, rax)
 	case isa.ADDIW:
 		l.getX(rax, o.rs1)
-		a.aluRI32(aluAdd, rax, int32(o.imm))
-		a.movsxd(rax, rax)
+		a.ALURI32(aluAdd, rax, int32(o.imm))
+		a.Movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.SLLIW, isa.SRLIW, isa.SRAIW:
 		l.getX(rax, o.rs1)
-		a.shiftRI32(shifts[o.kind], rax, uint8(o.imm&31))
-		a.movsxd(rax, rax)
+		a.ShiftRI32(shifts[o.kind], rax, uint8(o.imm&31))
+		a.Movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.ADDW, isa.SUBW:
 		op := aluAdd
@@ -840,36 +842,36 @@ func (l *lowering) op(o *op, i int) bool {
 		}
 		l.getX(rax, o.rs1)
 		l.aluX32(op, rax, o.rs2)
-		a.movsxd(rax, rax)
+		a.Movsxd(rax, rax)
 		l.setX(o.rd, rax)
 	case isa.MUL, isa.MULW:
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
 		if o.kind == isa.MUL {
-			a.imulRR(rax, rcx)
+			a.ImulRR(rax, rcx)
 		} else {
-			a.opReg(false, rax, rcx, 0x0f, 0xaf) // imul eax, ecx
-			a.movsxd(rax, rax)
+			a.ImulRR32(rax, rcx)
+			a.Movsxd(rax, rax)
 		}
 		l.setX(o.rd, rax)
 	case isa.MULH, isa.MULHU:
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
 		if o.kind == isa.MULH {
-			a.unaryR(true, 5, rcx) // imul: rdx:rax = rax * rcx, signed
+			a.UnaryR(true, 5, rcx) // imul: rdx:rax = rax * rcx, signed
 		} else {
-			a.unaryR(true, 4, rcx) // mul: unsigned
+			a.UnaryR(true, 4, rcx) // mul: unsigned
 		}
 		l.setX(o.rd, rdx)
 	case isa.MULHSU:
 		// The unsigned high word, less rs2 when rs1 is negative.
 		l.getX(rax, o.rs1)
 		l.getX(rcx, o.rs2)
-		a.unaryR(true, 4, rcx)
+		a.UnaryR(true, 4, rcx)
 		l.getX(rax, o.rs1)
-		a.shiftRI(shiftSar, rax, 63)
-		a.aluRR(aluAnd, rax, rcx)
-		a.aluRR(aluSub, rdx, rax)
+		a.ShiftRI(shiftSar, rax, 63)
+		a.ALURR(aluAnd, rax, rcx)
+		a.ALURR(aluSub, rdx, rax)
 		l.setX(o.rd, rdx)
 	case isa.DIV, isa.DIVU, isa.REM, isa.REMU, isa.DIVW, isa.DIVUW, isa.REMW, isa.REMUW:
 		l.div(o)
@@ -880,8 +882,8 @@ func (l *lowering) op(o *op, i int) bool {
 	case isa.FENCE:
 		// As in exec: one hart runs at a time, in program order; a
 		// preemption point leaves to exec.
-		l.a.cmpMI8(at(rH, offSyncAMO), 0)
-		l.a.jcc(ccNE, l.missExit(i))
+		l.a.CmpMI8(at(rH, offSyncAMO), 0)
+		l.a.Jcc(ccNE, l.missExit(i))
 	case isa.CSRRW, isa.CSRRS, isa.CSRRC, isa.CSRRWI, isa.CSRRSI, isa.CSRRCI:
 		switch o.csr {
 		case isa.CSRSstatus:
@@ -917,49 +919,49 @@ func (l *lowering) div(o *op) {
 	l.getX(rax, o.rs1)
 	l.getX(rcx, o.rs2)
 	if w {
-		a.testRR(rcx, rcx)
+		a.TestRR(rcx, rcx)
 	} else {
-		a.opReg(false, rcx, rcx, 0x85) // test ecx, ecx
+		a.TestRR32(rcx, rcx)
 	}
-	a.jcc(ccNE, normal)
+	a.Jcc(ccNE, normal)
 	// Divisor zero: quotient all ones, remainder the dividend.
 	if !isRem {
-		a.movImm(rax, -1)
+		a.MovImm(rax, -1)
 	} else if !w {
-		a.movsxd(rax, rax)
+		a.Movsxd(rax, rax)
 	}
-	a.jmp(store)
-	a.bind(normal)
+	a.Jmp(store)
+	a.Bind(normal)
 	if signed {
 		// Divisor -1: the quotient is the negated dividend (which wraps for
 		// the most negative one, the defined overflow result) and the
 		// remainder 0.
 		div := newLabel()
-		a.aluRIw(w, aluCmp, rcx, -1)
-		a.jcc(ccNE, div)
+		a.ALURIW(w, aluCmp, rcx, -1)
+		a.Jcc(ccNE, div)
 		if isRem {
-			a.zero(rax)
+			a.Zero(rax)
 		} else {
-			a.unaryR(w, 3, rax) // neg
+			a.UnaryR(w, 3, rax) // neg
 			if !w {
-				a.movsxd(rax, rax)
+				a.Movsxd(rax, rax)
 			}
 		}
-		a.jmp(store)
-		a.bind(div)
-		a.cqo(w)
-		a.unaryR(w, 7, rcx) // idiv
+		a.Jmp(store)
+		a.Bind(div)
+		a.Cqo(w)
+		a.UnaryR(w, 7, rcx) // idiv
 	} else {
-		a.zero(rdx)
-		a.unaryR(w, 6, rcx) // div
+		a.Zero(rdx)
+		a.UnaryR(w, 6, rcx) // div
 	}
 	if isRem {
-		a.movRR(rax, rdx)
+		a.MovRR(rax, rdx)
 	}
 	if !w {
-		a.movsxd(rax, rax)
+		a.Movsxd(rax, rax)
 	}
-	a.bind(store)
+	a.Bind(store)
 	l.setX(o.rd, rax)
 }
 
@@ -975,34 +977,34 @@ func (l *lowering) tlbProbe(tlb reg, size int, k int) {
 	fine, hit := newLabel(), newLabel()
 	tlbIndex(a)
 	if size == 1 {
-		a.movRR(rdx, rax)
+		a.MovRR(rdx, rax)
 	} else {
-		a.lea(rdx, at(rax, int32(size-1)))
+		a.Lea(rdx, at(rax, int32(size-1)))
 	}
-	a.shiftRI(shiftShr, rdx, pageShift)
-	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
-	a.jcc(ccNE, fine)
-	a.bind(hit)
-	a.aluRM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
+	a.ShiftRI(shiftShr, rdx, pageShift)
+	a.ALURM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
+	a.Jcc(ccNE, fine)
+	a.Bind(hit)
+	a.ALURM(aluAdd, rax, atIdx(tlb, rcx, 1, offTLBAdd))
 	stub := offJFine
 	if tlb == rST {
 		stub += 8
 	}
 	l.cold = append(l.cold, func() {
-		a.bind(fine)
-		a.callM(at(rH, stub))
-		a.jcc(ccNE, leave)
-		a.jmp(hit)
+		a.Bind(fine)
+		a.CallM(at(rH, stub))
+		a.Jcc(ccNE, leave)
+		a.Jmp(hit)
 	})
 }
 
 // tlbIndex sets rcx to the byte offset of the TLB entry of the address in
 // rax.
 func tlbIndex(a *emitter) {
-	a.movRR(rcx, rax)
-	a.shiftRI(shiftShr, rcx, pageShift)
-	a.aluRI32(aluAnd, rcx, tlbMask)
-	a.shiftRI32(shiftShl, rcx, 5)
+	a.MovRR(rcx, rax)
+	a.ShiftRI(shiftShr, rcx, pageShift)
+	a.ALURI32(aluAnd, rcx, tlbMask)
+	a.ShiftRI32(shiftShl, rcx, 5)
 }
 
 // fineStub emits the line check translated code calls when its TLB probe
@@ -1015,37 +1017,37 @@ func tlbIndex(a *emitter) {
 // the ownership allows changes nothing of the tracker's state.
 func fineStub(a *emitter, tlb reg) {
 	ok, no := newLabel(), newLabel()
-	a.btsRI(rdx, 63) // tlbFine
-	a.aluRM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
-	a.jcc(ccNE, no)
-	a.load64(rdx, atIdx(tlb, rcx, 1, offTLBHost)) // *commLines
-	a.movRR(rcx, rax)
-	a.aluRI32(aluAnd, rcx, pageMask&^(1<<lineShift-1))
-	a.shiftRI32(shiftShr, rcx, 1) // the line's offset in commLines
-	a.lea(rdx, atIdx(rdx, rcx, 1, 0))
-	a.loadU8(rcx, at(rdx, offLineWriter))
-	a.aluRM(aluCmp, rcx, at(rH, offCommMe))
+	a.BtsRI(rdx, 63) // tlbFine
+	a.ALURM(aluCmp, rdx, atIdx(tlb, rcx, 1, 0))
+	a.Jcc(ccNE, no)
+	a.Load64(rdx, atIdx(tlb, rcx, 1, offTLBHost)) // *commLines
+	a.MovRR(rcx, rax)
+	a.ALURI32(aluAnd, rcx, pageMask&^(1<<lineShift-1))
+	a.ShiftRI32(shiftShr, rcx, 1) // the line's offset in commLines
+	a.Lea(rdx, atIdx(rdx, rcx, 1, 0))
+	a.LoadU8(rcx, at(rdx, offLineWriter))
+	a.ALURM(aluCmp, rcx, at(rH, offCommMe))
 	if tlb == rST {
 		// The writer, and no other hart read it since.
-		a.jcc(ccNE, no)
-		a.load64(rcx, at(rdx, offLineReads))
-		a.aluRM(aluAnd, rcx, at(rH, offCommOthers))
-		a.jcc(ccNE, no)
+		a.Jcc(ccNE, no)
+		a.Load64(rcx, at(rdx, offLineReads))
+		a.ALURM(aluAnd, rcx, at(rH, offCommOthers))
+		a.Jcc(ccNE, no)
 	} else {
 		// The writer, or one of the readers.
-		a.jcc(ccE, ok)
-		a.load64(rcx, at(rdx, offLineReads))
-		a.aluRM(aluAnd, rcx, at(rH, offCommBit))
-		a.jcc(ccE, no)
+		a.Jcc(ccE, ok)
+		a.Load64(rcx, at(rdx, offLineReads))
+		a.ALURM(aluAnd, rcx, at(rH, offCommBit))
+		a.Jcc(ccE, no)
 	}
-	a.bind(ok)
+	a.Bind(ok)
 	tlbIndex(a)
-	a.zero(rdx) // ZF set
-	a.ret()
-	a.bind(no)
-	a.movImm(rdx, 1)
-	a.testRR(rdx, rdx) // ZF clear
-	a.ret()
+	a.Zero(rdx) // ZF set
+	a.Ret()
+	a.Bind(no)
+	a.MovImm(rdx, 1)
+	a.TestRR(rdx, rdx) // ZF clear
+	a.Ret()
 }
 
 func (l *lowering) load(o *op, k int) {
@@ -1053,25 +1055,25 @@ func (l *lowering) load(o *op, k int) {
 	size := loadSize[o.kind]
 	l.getX(rax, o.rs1)
 	if o.imm != 0 {
-		a.aluRI(aluAdd, rax, int32(o.imm))
+		a.ALURI(aluAdd, rax, int32(o.imm))
 	}
 	l.tlbProbe(rLT, size, k)
 	m := at(rax, 0)
 	switch o.kind {
 	case isa.LB:
-		a.loadS8(rax, m)
+		a.LoadS8(rax, m)
 	case isa.LBU:
-		a.loadU8(rax, m)
+		a.LoadU8(rax, m)
 	case isa.LH:
-		a.loadS16(rax, m)
+		a.LoadS16(rax, m)
 	case isa.LHU:
-		a.loadU16(rax, m)
+		a.LoadU16(rax, m)
 	case isa.LW:
-		a.loadS32(rax, m)
+		a.LoadS32(rax, m)
 	case isa.LWU:
-		a.loadU32(rax, m)
+		a.LoadU32(rax, m)
 	case isa.LD:
-		a.load64(rax, m)
+		a.Load64(rax, m)
 	}
 	l.setX(o.rd, rax)
 }
@@ -1081,20 +1083,20 @@ func (l *lowering) store(o *op, k int) {
 	size := storeSize[o.kind]
 	l.getX(rax, o.rs1)
 	if o.imm != 0 {
-		a.aluRI(aluAdd, rax, int32(o.imm))
+		a.ALURI(aluAdd, rax, int32(o.imm))
 	}
 	l.tlbProbe(rST, size, k)
 	l.getX(rcx, o.rs2)
 	m := at(rax, 0)
 	switch size {
 	case 1:
-		a.store8(m, rcx)
+		a.Store8(m, rcx)
 	case 2:
-		a.store16(m, rcx)
+		a.Store16(m, rcx)
 	case 4:
-		a.store32(m, rcx)
+		a.Store32(m, rcx)
 	case 8:
-		a.store64(m, rcx)
+		a.Store64(m, rcx)
 	}
 }
 
@@ -1117,20 +1119,20 @@ func (l *lowering) sstatus(o *op, k int) {
 		l.sstatusWrite(o, leave)
 		return
 	}
-	a.cmpMI8(at(rH, offPriv), PrivS)
-	a.jcc(ccB, leave)
+	a.CmpMI8(at(rH, offPriv), PrivS)
+	a.Jcc(ccB, leave)
 	if write && reg {
 		general, done := newLabel(), newLabel()
 		l.getX(rcx, o.rs1)
-		a.movRR(rdx, rcx)
-		a.aluRI(aluAnd, rdx, ^int32(mstatusSIE))
-		a.jcc(ccNE, general) // a bit other than SIE
+		a.MovRR(rdx, rcx)
+		a.ALURI(aluAnd, rdx, ^int32(mstatusSIE))
+		a.Jcc(ccNE, general) // a bit other than SIE
 		defer func() {
-			a.bind(done)
+			a.Bind(done)
 			l.cold = append(l.cold, func() {
-				a.bind(general)
+				a.Bind(general)
 				l.sstatusWrite(o, leave)
-				a.jmp(done)
+				a.Jmp(done)
 			})
 		}()
 	}
@@ -1138,30 +1140,30 @@ func (l *lowering) sstatus(o *op, k int) {
 	if write {
 		set := o.kind == isa.CSRRS || o.kind == isa.CSRRSI
 		if !reg {
-			a.movImm(rcx, mstatusSIE)
+			a.MovImm(rcx, mstatusSIE)
 		}
-		a.load64(rdx, at(rH, offMstatus))
+		a.Load64(rdx, at(rH, offMstatus))
 		if set {
-			a.aluRR(aluOr, rdx, rcx)
+			a.ALURR(aluOr, rdx, rcx)
 		} else {
-			a.aluRR(aluOr, rdx, rcx)
-			a.aluRR(aluXor, rdx, rcx)
+			a.ALURR(aluOr, rdx, rcx)
+			a.ALURR(aluXor, rdx, rcx)
 		}
-		a.store64(at(rH, offMstatus), rdx)
+		a.Store64(at(rH, offMstatus), rdx)
 	}
 	l.setX(o.rd, rax)
 	if write && (o.kind == isa.CSRRS || o.kind == isa.CSRRSI) {
 		// The op is its block's last (CSR ops end blocks): the boundary
 		// after it is the next block's.
 		wake := newLabel()
-		a.load64(rdx, at(rH, offMip))
-		a.aluRM(aluAnd, rdx, at(rH, offMie))
-		a.jcc(ccNE, wake)
+		a.Load64(rdx, at(rH, offMip))
+		a.ALURM(aluAnd, rdx, at(rH, offMie))
+		a.Jcc(ccNE, wake)
 		next := int64(o.off) + int64(o.len)
 		l.cold = append(l.cold, func() {
-			a.bind(wake)
-			a.aluRI(aluAdd, rPC, int32(next))
-			a.jmp(l.exitB)
+			a.Bind(wake)
+			a.ALURI(aluAdd, rPC, int32(next))
+			a.Jmp(l.exitB)
 		})
 	}
 }
@@ -1170,25 +1172,25 @@ func (l *lowering) sstatus(o *op, k int) {
 // FS is dirty); it uses rdx.
 func (l *lowering) readSstatus() {
 	a := &l.a
-	a.load64(rax, at(rH, offMstatus))
-	a.movImm(rdx, int64(mstatusXLFixed))
-	a.aluRR(aluOr, rax, rdx)
-	a.movImm(rdx, int64(sstatusReadable&^mstatusSD))
-	a.aluRR(aluAnd, rax, rdx)
+	a.Load64(rax, at(rH, offMstatus))
+	a.MovImm(rdx, int64(mstatusXLFixed))
+	a.ALURR(aluOr, rax, rdx)
+	a.MovImm(rdx, int64(sstatusReadable&^mstatusSD))
+	a.ALURR(aluAnd, rax, rdx)
 	l.orSD()
 }
 
 // orSD sets SD (bit 63) in rax if its FS field is dirty; it uses rdx.
 func (l *lowering) orSD() {
 	a := &l.a
-	a.movRR(rdx, rax)
-	a.aluRI(aluAnd, rdx, mstatusFS)
-	a.aluRI(aluCmp, rdx, mstatusFS)
+	a.MovRR(rdx, rax)
+	a.ALURI(aluAnd, rdx, mstatusFS)
+	a.ALURI(aluCmp, rdx, mstatusFS)
 	noSD := newLabel()
-	a.jcc(ccNE, noSD)
-	a.movImm(rdx, -1<<63)
-	a.aluRR(aluOr, rax, rdx)
-	a.bind(noSD)
+	a.Jcc(ccNE, noSD)
+	a.MovImm(rdx, -1<<63)
+	a.ALURR(aluOr, rax, rdx)
+	a.Bind(noSD)
 }
 
 // sstatusWrite lowers any other write of sstatus in S-mode, as csrOp and
@@ -1203,48 +1205,48 @@ func (l *lowering) orSD() {
 // leaves at the boundary after the op, as the SIE fast path does.
 func (l *lowering) sstatusWrite(o *op, leave *label) {
 	a := &l.a
-	a.cmpMI8(at(rH, offPriv), PrivS)
-	a.jcc(ccNE, leave)
+	a.CmpMI8(at(rH, offPriv), PrivS)
+	a.Jcc(ccNE, leave)
 	l.readSstatus() // the old value, for rd and for the set or clear
 	l.csrSource(o)
 	l.csrNew(o)
-	a.aluRI(aluAnd, rdx, sstatusWritable)
-	a.load64(rcx, at(rH, offMstatus))
-	a.aluRI(aluAnd, rcx, ^int32(sstatusWritable))
-	a.aluRR(aluOr, rcx, rdx) // the new mstatus
-	a.movRR(rdx, rcx)
-	a.aluRM(aluXor, rdx, at(rH, offMstatus)) // the bits that change
-	a.testRI(rdx, mstatusMXR)
-	a.jcc(ccNE, leave)
-	a.store64(at(rH, offMstatus), rcx)
+	a.ALURI(aluAnd, rdx, sstatusWritable)
+	a.Load64(rcx, at(rH, offMstatus))
+	a.ALURI(aluAnd, rcx, ^int32(sstatusWritable))
+	a.ALURR(aluOr, rcx, rdx) // the new mstatus
+	a.MovRR(rdx, rcx)
+	a.ALURM(aluXor, rdx, at(rH, offMstatus)) // the bits that change
+	a.TestRI(rdx, mstatusMXR)
+	a.Jcc(ccNE, leave)
+	a.Store64(at(rH, offMstatus), rcx)
 	same := newLabel()
-	a.testRI(rdx, mstatusSUM)
-	a.jcc(ccE, same)
+	a.TestRI(rdx, mstatusSUM)
+	a.Jcc(ccE, same)
 	// S-mode data accesses: set PrivS, or tlbSetSUM with SUM set.
-	a.lea(rdx, at(rJC, offTLBs-offJC+PrivS*tlbSetBytes))
+	a.Lea(rdx, at(rJC, offTLBs-offJC+PrivS*tlbSetBytes))
 	noSUM := newLabel()
-	a.testRI(rcx, mstatusSUM)
-	a.jcc(ccE, noSUM)
-	a.lea(rdx, at(rJC, offTLBs-offJC+tlbSetSUM*tlbSetBytes))
-	a.bind(noSUM)
-	a.lea(rLT, at(rdx, offTLBLoad))
-	a.lea(rST, at(rdx, offTLBStore))
-	a.store64(at(rH, offLTLB), rLT)
-	a.store64(at(rH, offSTLB), rST)
-	a.bind(same)
+	a.TestRI(rcx, mstatusSUM)
+	a.Jcc(ccE, noSUM)
+	a.Lea(rdx, at(rJC, offTLBs-offJC+tlbSetSUM*tlbSetBytes))
+	a.Bind(noSUM)
+	a.Lea(rLT, at(rdx, offTLBLoad))
+	a.Lea(rST, at(rdx, offTLBStore))
+	a.Store64(at(rH, offLTLB), rLT)
+	a.Store64(at(rH, offSTLB), rST)
+	a.Bind(same)
 	l.setX(o.rd, rax)
 	wake, done := newLabel(), newLabel()
-	a.testRI(rcx, mstatusSIE)
-	a.jcc(ccE, done)
-	a.load64(rdx, at(rH, offMip))
-	a.aluRM(aluAnd, rdx, at(rH, offMie))
-	a.jcc(ccNE, wake)
-	a.bind(done)
+	a.TestRI(rcx, mstatusSIE)
+	a.Jcc(ccE, done)
+	a.Load64(rdx, at(rH, offMip))
+	a.ALURM(aluAnd, rdx, at(rH, offMie))
+	a.Jcc(ccNE, wake)
+	a.Bind(done)
 	next := int64(o.off) + int64(o.len)
 	l.cold = append(l.cold, func() {
-		a.bind(wake)
-		a.aluRI(aluAdd, rPC, int32(next))
-		a.jmp(l.exitB)
+		a.Bind(wake)
+		a.ALURI(aluAdd, rPC, int32(next))
+		a.Jmp(l.exitB)
 	})
 }
 
@@ -1255,15 +1257,15 @@ func (l *lowering) sstatusWrite(o *op, leave *label) {
 func (l *lowering) machineRead(o *op, k int) {
 	a := &l.a
 	leave := l.missExit(k)
-	a.cmpMI8(at(rH, offPriv), PrivM)
-	a.jcc(ccNE, leave)
+	a.CmpMI8(at(rH, offPriv), PrivM)
+	a.Jcc(ccNE, leave)
 	switch o.csr {
 	case isa.CSRMhartid:
-		a.load64(rax, at(rH, offID))
+		a.Load64(rax, at(rH, offID))
 	case isa.CSRMstatus:
-		a.load64(rax, at(rH, offMstatus))
-		a.movImm(rdx, int64(mstatusXLFixed))
-		a.aluRR(aluOr, rax, rdx)
+		a.Load64(rax, at(rH, offMstatus))
+		a.MovImm(rdx, int64(mstatusXLFixed))
+		a.ALURR(aluOr, rax, rdx)
 		l.orSD()
 	}
 	l.setX(o.rd, rax)
@@ -1274,7 +1276,7 @@ func (l *lowering) csrSource(o *op) {
 	if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
 		l.getX(rcx, o.rs1)
 	} else {
-		l.a.movImm(rcx, int64(o.rs1)) // the immediate
+		l.a.MovImm(rcx, int64(o.rs1)) // the immediate
 	}
 }
 
@@ -1285,14 +1287,14 @@ func (l *lowering) csrNew(o *op) {
 	a := &l.a
 	switch o.kind {
 	case isa.CSRRW, isa.CSRRWI:
-		a.movRR(rdx, rcx)
+		a.MovRR(rdx, rcx)
 	case isa.CSRRS, isa.CSRRSI:
-		a.movRR(rdx, rax)
-		a.aluRR(aluOr, rdx, rcx)
+		a.MovRR(rdx, rax)
+		a.ALURR(aluOr, rdx, rcx)
 	default:
-		a.movRR(rdx, rax)
-		a.aluRR(aluOr, rdx, rcx)
-		a.aluRR(aluXor, rdx, rcx)
+		a.MovRR(rdx, rax)
+		a.ALURR(aluOr, rdx, rcx)
+		a.ALURR(aluXor, rdx, rcx)
 	}
 }
 
@@ -1306,19 +1308,19 @@ func (l *lowering) plainCSR(o *op, k int) {
 	a := &l.a
 	off := plainCSRs[o.csr]
 	leave := l.missExit(k)
-	a.cmpMI8(at(rH, offPriv), uint8(o.csr>>8&3))
-	a.jcc(ccB, leave)
+	a.CmpMI8(at(rH, offPriv), uint8(o.csr>>8&3))
+	a.Jcc(ccB, leave)
 	write := o.rm != 0 // as exec passes it to csrOp
 	if write {
 		l.csrSource(o)
 	}
-	a.load64(rax, at(rH, off))
+	a.Load64(rax, at(rH, off))
 	if write {
 		l.csrNew(o)
 		if o.csr == isa.CSRSepc || o.csr == isa.CSRMepc {
-			a.aluRI(aluAnd, rdx, -2)
+			a.ALURI(aluAnd, rdx, -2)
 		}
-		a.store64(at(rH, off), rdx)
+		a.Store64(at(rH, off), rdx)
 	}
 	l.setX(o.rd, rax)
 }
@@ -1335,24 +1337,24 @@ func (l *lowering) time(o *op, k int) {
 	a := &l.a
 	leave := l.missExit(k)
 	allowed := newLabel()
-	a.cmpMI8(at(rH, offPriv), PrivM)
-	a.jcc(ccE, allowed)
-	a.load64(rax, at(rH, offMcounteren))
+	a.CmpMI8(at(rH, offPriv), PrivM)
+	a.Jcc(ccE, allowed)
+	a.Load64(rax, at(rH, offMcounteren))
 	sMode := newLabel()
-	a.cmpMI8(at(rH, offPriv), PrivU)
-	a.jcc(ccNE, sMode)
-	a.aluRM(aluAnd, rax, at(rH, offScounteren))
-	a.bind(sMode)
-	a.aluRI(aluAnd, rax, 1<<1) // TM
-	a.jcc(ccE, leave)
-	a.bind(allowed)
-	a.load64(rax, at(rH, offJTimeEnd))
-	a.aluRR(aluSub, rax, rRem)
-	a.aluRI(aluSub, rax, l.curOps-int32(k))
-	a.zero(rdx)
-	a.load64(rcx, at(rH, offJTicks))
-	a.unaryR(true, 6, rcx) // div: rax = time / InsnsPerTick
-	a.aluRM(aluAdd, rax, at(rH, offJMtimeOff))
+	a.CmpMI8(at(rH, offPriv), PrivU)
+	a.Jcc(ccNE, sMode)
+	a.ALURM(aluAnd, rax, at(rH, offScounteren))
+	a.Bind(sMode)
+	a.ALURI(aluAnd, rax, 1<<1) // TM
+	a.Jcc(ccE, leave)
+	a.Bind(allowed)
+	a.Load64(rax, at(rH, offJTimeEnd))
+	a.ALURR(aluSub, rax, rRem)
+	a.ALURI(aluSub, rax, l.curOps-int32(k))
+	a.Zero(rdx)
+	a.Load64(rcx, at(rH, offJTicks))
+	a.UnaryR(true, 6, rcx) // div: rax = time / InsnsPerTick
+	a.ALURM(aluAdd, rax, at(rH, offJMtimeOff))
 	l.setX(o.rd, rax)
 }
 
@@ -1382,12 +1384,12 @@ func (l *lowering) amo(o *op, k int) {
 		tlb = rLT
 	}
 	l.getX(rax, o.rs1)
-	a.movRR(rcx, rax)
-	a.aluRI32(aluAnd, rcx, int32(size-1))
-	a.jcc(ccNE, leave) // misaligned: the interpreter raises it
+	a.MovRR(rcx, rax)
+	a.ALURI32(aluAnd, rcx, int32(size-1))
+	a.Jcc(ccNE, leave) // misaligned: the interpreter raises it
 	if !sc {
-		a.cmpMI8(at(rH, offSyncAMO), 0)
-		a.jcc(ccNE, leave) // a preemption point: Hart.amo decides
+		a.CmpMI8(at(rH, offSyncAMO), 0)
+		a.Jcc(ccNE, leave) // a preemption point: Hart.amo decides
 	}
 	l.tlbProbe(tlb, size, k)
 	at0 := at(rax, 0)
@@ -1397,66 +1399,66 @@ func (l *lowering) amo(o *op, k int) {
 		// the entry's addend). Not from the host address: a page's
 		// host copy need not be page-aligned (the shared zero page is
 		// not), and then an SC would fail where exec's succeeds.
-		a.movRR(rdx, rax)
-		a.aluRM(aluSub, rdx, atIdx(tlb, rcx, 1, offTLBAdd))
-		a.aluRI32(aluAnd, rdx, pageMask)
-		a.load64(rcx, atIdx(tlb, rcx, 1, offTLBPPN))
-		a.shiftRI(shiftShl, rcx, pageShift)
-		a.aluRR(aluOr, rdx, rcx)
+		a.MovRR(rdx, rax)
+		a.ALURM(aluSub, rdx, atIdx(tlb, rcx, 1, offTLBAdd))
+		a.ALURI32(aluAnd, rdx, pageMask)
+		a.Load64(rcx, atIdx(tlb, rcx, 1, offTLBPPN))
+		a.ShiftRI(shiftShl, rcx, pageShift)
+		a.ALURR(aluOr, rdx, rcx)
 	}
 	switch {
 	case lr:
-		a.store64(at(rH, offResAddr), rdx)
-		a.movImm(rcx, 1)
-		a.store8(at(rH, offResVal), rcx)
+		a.Store64(at(rH, offResAddr), rdx)
+		a.MovImm(rcx, 1)
+		a.Store8(at(rH, offResVal), rcx)
 		if size == 4 {
-			a.loadS32(rax, at0)
+			a.LoadS32(rax, at0)
 		} else {
-			a.load64(rax, at0)
+			a.Load64(rax, at0)
 		}
 		l.setX(o.rd, rax)
 	case sc:
 		fail, done := newLabel(), newLabel()
-		a.cmpMI8(at(rH, offResVal), 0)
-		a.jcc(ccE, fail)
-		a.aluRM(aluCmp, rdx, at(rH, offResAddr))
-		a.jcc(ccNE, fail)
+		a.CmpMI8(at(rH, offResVal), 0)
+		a.Jcc(ccE, fail)
+		a.ALURM(aluCmp, rdx, at(rH, offResAddr))
+		a.Jcc(ccNE, fail)
 		l.getX(rcx, o.rs2)
 		if size == 4 {
-			a.store32(at0, rcx)
+			a.Store32(at0, rcx)
 		} else {
-			a.store64(at0, rcx)
+			a.Store64(at0, rcx)
 		}
-		a.zero(rcx)
-		a.store8(at(rH, offResVal), rcx)
+		a.Zero(rcx)
+		a.Store8(at(rH, offResVal), rcx)
 		l.setXImm(o.rd, 0)
-		a.jmp(done)
-		a.bind(fail)
-		a.zero(rcx)
-		a.store8(at(rH, offResVal), rcx)
+		a.Jmp(done)
+		a.Bind(fail)
+		a.Zero(rcx)
+		a.Store8(at(rH, offResVal), rcx)
 		l.setXImm(o.rd, 1)
-		a.bind(done)
+		a.Bind(done)
 	default:
 		l.getX(rcx, o.rs2)
 		if size == 4 {
-			a.loadS32(rdx, at0) // the old value, sign-extended
+			a.LoadS32(rdx, at0) // the old value, sign-extended
 		} else {
-			a.load64(rdx, at0)
+			a.Load64(rdx, at0)
 		}
 		switch o.kind {
 		case isa.AMOADD_W, isa.AMOADD_D:
-			a.aluRR(aluAdd, rcx, rdx)
+			a.ALURR(aluAdd, rcx, rdx)
 		case isa.AMOXOR_W, isa.AMOXOR_D:
-			a.aluRR(aluXor, rcx, rdx)
+			a.ALURR(aluXor, rcx, rdx)
 		case isa.AMOAND_W, isa.AMOAND_D:
-			a.aluRR(aluAnd, rcx, rdx)
+			a.ALURR(aluAnd, rcx, rdx)
 		case isa.AMOOR_W, isa.AMOOR_D:
-			a.aluRR(aluOr, rcx, rdx)
+			a.ALURR(aluOr, rcx, rdx)
 		}
 		if size == 4 {
-			a.store32(at0, rcx)
+			a.Store32(at0, rcx)
 		} else {
-			a.store64(at0, rcx)
+			a.Store64(at0, rcx)
 		}
 		l.setX(o.rd, rdx)
 	}
@@ -1474,66 +1476,66 @@ func (l *lowering) fp(o *op, k int) {
 	a := &l.a
 	leave := l.missExit(k)
 	// mstatus.FS off: illegal instruction, which the interpreter raises.
-	a.testMI(at(rH, offMstatus), mstatusFS)
-	a.jcc(ccE, leave)
+	a.TestMI(at(rH, offMstatus), mstatusFS)
+	a.Jcc(ccE, leave)
 	if usesRM(o.kind) && o.rm == isa.DYN {
-		a.aluMI(aluCmp, at(rH, offFrm), isa.RNE)
-		a.jcc(ccNE, leave)
+		a.ALUMI(aluCmp, at(rH, offFrm), isa.RNE)
+		a.Jcc(ccNE, leave)
 	}
 	dirty := true
 	switch o.kind {
 	case isa.FLD, isa.FLW:
 		l.getX(rax, o.rs1)
 		if o.imm != 0 {
-			a.aluRI(aluAdd, rax, int32(o.imm))
+			a.ALURI(aluAdd, rax, int32(o.imm))
 		}
 		if o.kind == isa.FLD {
 			l.tlbProbe(rLT, 8, k)
-			a.load64(rcx, at(rax, 0))
+			a.Load64(rcx, at(rax, 0))
 		} else {
 			l.tlbProbe(rLT, 4, k)
-			a.loadU32(rcx, at(rax, 0))
-			a.movImm(rdx, boxMask-1<<64)
-			a.aluRR(aluOr, rcx, rdx)
+			a.LoadU32(rcx, at(rax, 0))
+			a.MovImm(rdx, boxMask-1<<64)
+			a.ALURR(aluOr, rcx, rdx)
 		}
-		a.store64(fm(o.rd), rcx)
+		a.Store64(fm(o.rd), rcx)
 	case isa.FSD, isa.FSW:
 		dirty = false
 		l.getX(rax, o.rs1)
 		if o.imm != 0 {
-			a.aluRI(aluAdd, rax, int32(o.imm))
+			a.ALURI(aluAdd, rax, int32(o.imm))
 		}
 		if o.kind == isa.FSD {
 			l.tlbProbe(rST, 8, k)
-			a.load64(rcx, fm(o.rs2))
-			a.store64(at(rax, 0), rcx)
+			a.Load64(rcx, fm(o.rs2))
+			a.Store64(at(rax, 0), rcx)
 		} else {
 			l.tlbProbe(rST, 4, k)
-			a.load64(rcx, fm(o.rs2))
-			a.store32(at(rax, 0), rcx)
+			a.Load64(rcx, fm(o.rs2))
+			a.Store32(at(rax, 0), rcx)
 		}
 	case isa.FSGNJ_D, isa.FSGNJN_D, isa.FSGNJX_D:
-		a.load64(rax, fm(o.rs1))
-		a.load64(rcx, fm(o.rs2))
+		a.Load64(rax, fm(o.rs1))
+		a.Load64(rcx, fm(o.rs2))
 		if o.kind == isa.FSGNJN_D {
-			a.not(rcx)
+			a.Not(rcx)
 		}
-		a.shiftRI(shiftShr, rcx, 63)
-		a.shiftRI(shiftShl, rcx, 63)
+		a.ShiftRI(shiftShr, rcx, 63)
+		a.ShiftRI(shiftShl, rcx, 63)
 		if o.kind == isa.FSGNJX_D {
-			a.aluRR(aluXor, rax, rcx)
+			a.ALURR(aluXor, rax, rcx)
 		} else {
-			a.shiftRI(shiftShl, rax, 1)
-			a.shiftRI(shiftShr, rax, 1)
-			a.aluRR(aluOr, rax, rcx)
+			a.ShiftRI(shiftShl, rax, 1)
+			a.ShiftRI(shiftShr, rax, 1)
+			a.ALURR(aluOr, rax, rcx)
 		}
-		a.store64(fm(o.rd), rax)
+		a.Store64(fm(o.rd), rax)
 	case isa.FMV_D_X:
 		l.getX(rax, o.rs1)
-		a.store64(fm(o.rd), rax)
+		a.Store64(fm(o.rd), rax)
 	case isa.FMV_X_D:
 		dirty = false
-		a.load64(rax, fm(o.rs1))
+		a.Load64(rax, fm(o.rs1))
 		l.setX(o.rd, rax)
 	case isa.FCVT_D_W, isa.FCVT_D_WU, isa.FCVT_D_L:
 		// cvtsi2sd rounds as MXCSR says (to nearest even, as frm is
@@ -1542,34 +1544,34 @@ func (l *lowering) fp(o *op, k int) {
 		l.getX(rax, o.rs1)
 		switch o.kind {
 		case isa.FCVT_D_W:
-			a.cvtsi2sd(xmm0, rax, false)
+			a.Cvtsi2sd(xmm0, rax, false)
 		case isa.FCVT_D_WU:
-			a.movRR32(rax, rax) // zero-extend
-			a.cvtsi2sd(xmm0, rax, true)
+			a.MovRR32(rax, rax) // zero-extend
+			a.Cvtsi2sd(xmm0, rax, true)
 		default:
-			a.cvtsi2sd(xmm0, rax, true)
+			a.Cvtsi2sd(xmm0, rax, true)
 		}
-		a.movsdStore(fm(o.rd), xmm0)
+		a.MovsdStore(fm(o.rd), xmm0)
 	default:
 		const xmm0, xmm1 = reg(0), reg(1)
 		switch o.kind {
 		case isa.FSQRT_D:
-			a.sseArith(0x51, xmm0, fm(o.rs1))
+			a.SSEArith(0x51, xmm0, fm(o.rs1))
 		case isa.FMADD_D, isa.FMSUB_D, isa.FNMSUB_D, isa.FNMADD_D:
 			op := fmaOp[o.kind]
-			a.movsdLoad(xmm0, fm(o.rs1))
-			a.movsdLoad(xmm1, fm(o.rs2))
-			a.fma213(op, xmm0, xmm1, fm(o.rs3))
+			a.MovsdLoad(xmm0, fm(o.rs1))
+			a.MovsdLoad(xmm1, fm(o.rs2))
+			a.FMA213(op, xmm0, xmm1, fm(o.rs3))
 		default:
 			op := sseOp[o.kind]
-			a.movsdLoad(xmm0, fm(o.rs1))
-			a.sseArith(op, xmm0, fm(o.rs2))
+			a.MovsdLoad(xmm0, fm(o.rs1))
+			a.SSEArith(op, xmm0, fm(o.rs2))
 		}
-		a.ucomisdRR(xmm0, xmm0)
-		a.jcc(ccP, leave)
-		a.movsdStore(fm(o.rd), xmm0)
+		a.UcomisdRR(xmm0, xmm0)
+		a.Jcc(ccP, leave)
+		a.MovsdStore(fm(o.rd), xmm0)
 	}
 	if dirty {
-		a.aluMI(aluOr, at(rH, offMstatus), mstatusFS)
+		a.ALUMI(aluOr, at(rH, offMstatus), mstatusFS)
 	}
 }

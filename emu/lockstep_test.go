@@ -3,7 +3,6 @@ package emu
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"testing"
 
 	"everett/internal/testelf"
@@ -58,48 +57,11 @@ func programBuild(t *testing.T, program []string, harts int, quantum uint64, set
 	}
 }
 
-// corruptAt makes the JIT machines deliberately wrong: the first time one
-// of them stops at or past count n, fn changes its state.
-func corruptAt(t *testing.T, n uint64, fn func(m *Machine)) {
-	t.Helper()
-	if !JITSupported() {
-		t.Skip("the JIT needs a linux/amd64 host")
-	}
-	done := map[*Machine]bool{}
-	lockstepCorrupt = func(m *Machine) {
-		if m.engine != EngineJIT {
-			t.Errorf("the corruption hook was called on an %v machine", m.engine)
-		}
-		if m.icount >= n && !done[m] {
-			done[m] = true
-			fn(m)
-		}
-	}
-	t.Cleanup(func() { lockstepCorrupt = nil })
-}
-
-// slotAt returns the hart, pc and raw bits of instruction slot n as a
-// single reference run executes it.
-func slotAt(t *testing.T, build func() (*Machine, error), n uint64) (hart int, pc uint64, raw uint32) {
-	t.Helper()
-	m, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := m.Run(n - 1); r != StopLimit {
-		t.Fatalf("reference run stopped with %v", r)
-	}
-	hart = -1
-	m.Tracer = func(h *Hart, p uint64, r uint32, _ bool) { hart, pc, raw = h.ID, p, r }
-	m.Run(n)
-	return hart, pc, raw
-}
-
 func TestTheEnginesAgreeOnAnSMPCountingLoop(t *testing.T) {
 	if !JITSupported() {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
-	r, d, err := CompareEngines(lockstepBuild(t, 2), 997, 50_000)
+	r, d, err := compareEngines(t, lockstepBuild(t, 2), 997, 50_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,101 +70,6 @@ func TestTheEnginesAgreeOnAnSMPCountingLoop(t *testing.T) {
 	}
 	if r.Reason != StopLimit || r.HostInsns == 0 {
 		t.Fatalf("stopped with %v after %d instructions as host code, want the limit and some", r.Reason, r.HostInsns)
-	}
-}
-
-func TestTheHarnessNamesTheFirstInstructionAfterWhichARegisterDiffers(t *testing.T) {
-	const n = 12_345
-	build := lockstepBuild(t, 2)
-	corruptAt(t, n, func(m *Machine) { m.harts[1].x[10] ^= 4 })
-	_, d, err := CompareEngines(build, 1000, 50_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil {
-		t.Fatal("no divergence found: the harness misses a wrong engine")
-	}
-	if !d.Narrowed || d.Note != "" {
-		t.Fatalf("the divergence was not narrowed: %v", d)
-	}
-	hart, pc, raw := slotAt(t, build, n)
-	if d.First != n || d.Hart != hart || d.PC != pc || d.Insn != raw {
-		t.Fatalf("named instruction %d (hart %d pc %#x bits %08x), want %d (hart %d pc %#x bits %08x):\n%v",
-			d.First, d.Hart, d.PC, d.Insn, n, hart, pc, raw, d)
-	}
-	if d.LastEqual != 12_000 || d.ICount != 13_000 {
-		t.Errorf("checkpoints: equal at %d, differ at %d; want 12000 and 13000", d.LastEqual, d.ICount)
-	}
-	if len(d.Diffs) != 1 || d.Diffs[0].Name != "hart1.x10" || d.Diffs[0].A^d.Diffs[0].B != 4 {
-		t.Fatalf("diffs %+v, want only hart1.x10 differing in bit 2", d.Diffs)
-	}
-	if len(d.Components) != 1 || d.Components[0] != "hart1" {
-		t.Errorf("components %v, want [hart1]", d.Components)
-	}
-	msg := d.Error()
-	for _, want := range []string{"interp and jit diverge at instruction 12345", "hart1.x10", "pc after"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the message lacks %q:\n%s", want, msg)
-		}
-	}
-	t.Logf("\n%v", d)
-}
-
-func TestTheHarnessNamesARAMWordThatDiffers(t *testing.T) {
-	const n = 777
-	corruptAt(t, n, func(m *Machine) {
-		if err := m.WritePhys(DefaultRAMBase+0x1_0009, []byte{0x40}); err != nil {
-			panic(err)
-		}
-	})
-	_, d, err := CompareEngines(lockstepBuild(t, 1), 500, 5000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil || !d.Narrowed || d.First != n {
-		t.Fatalf("divergence %v, want one narrowed to instruction %d", d, n)
-	}
-	want := "ram[0x80010008]"
-	if len(d.Diffs) != 1 || d.Diffs[0].Name != want || d.Diffs[0].A^d.Diffs[0].B != 0x4000 {
-		t.Fatalf("diffs %+v, want only %s differing in bit 14", d.Diffs, want)
-	}
-	if len(d.Components) != 1 || d.Components[0] != "ram" {
-		t.Errorf("components %v, want [ram]", d.Components)
-	}
-}
-
-func TestTheHarnessNamesAStopThatDiffers(t *testing.T) {
-	// A JIT that overruns the instruction limit by one slot.
-	const n = 3001
-	corruptAt(t, n-1, func(m *Machine) { m.Run(m.icount + 1) })
-	_, d, err := CompareEngines(lockstepBuild(t, 1), 1000, 10_000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil || !d.Narrowed || d.First != n-1 {
-		t.Fatalf("divergence %v, want one narrowed to instruction %d", d, n-1)
-	}
-	if len(d.Diffs) == 0 || d.Diffs[0].Name != "icount" || d.Diffs[0].A != n-1 || d.Diffs[0].B != n {
-		t.Fatalf("diffs %+v, want icount %d vs %d first", d.Diffs, n-1, n)
-	}
-}
-
-func TestCompareRunsStillReportsCheckpointsOnly(t *testing.T) {
-	build := lockstepBuild(t, 1)
-	a, _ := build()
-	b, _ := build()
-	if _, d := CompareRuns(a, b, 1000, 5000); d != nil {
-		t.Fatal(d)
-	}
-	a, _ = build()
-	b, _ = build()
-	b.harts[0].x[20] = 1 // a leak before the first checkpoint
-	_, d := CompareRuns(a, b, 1000, 5000)
-	if d == nil || d.Narrowed || d.ICount != 1000 || d.LastEqual != 0 {
-		t.Fatalf("divergence %+v, want the first checkpoint, not narrowed", d)
-	}
-	if got := d.Error(); got != "runs diverge by instruction 1000 (equal at 0): [hart0] differ" {
-		t.Errorf("message %q", got)
 	}
 }
 
@@ -220,7 +87,7 @@ func TestTheEnginesAgreeOnRandomCodeInEveryPrivilegeMode(t *testing.T) {
 	var host uint64
 	for seed := uint64(0); seed < uint64(n); seed++ {
 		build := func() (*Machine, error) { return newRandomCode(seed, 1024) }
-		r, d, err := CompareEngines(build, 997, 20_000)
+		r, d, err := compareEngines(t, build, 997, 20_000)
 		if err != nil || d != nil {
 			t.Fatalf("seed %d: %v %v", seed, err, d)
 		}
@@ -230,30 +97,6 @@ func TestTheEnginesAgreeOnRandomCodeInEveryPrivilegeMode(t *testing.T) {
 	// of them together must run a good share.
 	if host < uint64(n)*20_000/10 {
 		t.Fatalf("%d of %d instructions ran as host code: the JIT was hardly compared", host, uint64(n)*20_000)
-	}
-}
-
-func TestTheHarnessSaysWhenBuildIsNotDeterministic(t *testing.T) {
-	if !JITSupported() {
-		t.Skip("the JIT needs a linux/amd64 host")
-	}
-	build := lockstepBuild(t, 1)
-	n := 0
-	_, d, err := CompareEngines(func() (*Machine, error) {
-		m, err := build()
-		if n++; n%2 == 0 && err == nil {
-			m.harts[0].x[20] = 1 // the JIT's machine starts differently
-		}
-		return m, err
-	}, 1000, 5000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d == nil || d.Narrowed || !strings.Contains(d.Note, "before the first instruction") {
-		t.Fatalf("divergence %+v, want a note that the machines differ from the start", d)
-	}
-	if !strings.Contains(d.Error(), "runs diverge by instruction 1000 (equal at 0)") {
-		t.Errorf("message %q", d.Error())
 	}
 }
 
@@ -307,7 +150,7 @@ func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
 				}
 				m.TrackCommunication(comm)
 			})
-			r, d, err := CompareEngines(build, 499, 40_000)
+			r, d, err := compareEngines(t, build, 499, 40_000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +195,7 @@ func TestAnSCAfterAnLROfANeverWrittenPageSucceedsUnderBothEngines(t *testing.T) 
 	for _, e := range remapEngines() {
 		t.Run(e.String(), func(t *testing.T) {
 			build := programBuild(t, zeroPageLRSCProgram, 1, 1000, func(m *Machine) {
-				m.jitEager = true // translated from the second run of the loop
+				m.eng.eager = true // translated from the second run of the loop
 			})
 			m := runOn(t, build, e, 20_000)
 			h := m.harts[0]
@@ -408,7 +251,7 @@ func TestTheEnginesAgreeOnSstatus(t *testing.T) {
 // 499 slots, up to 40,000 slots, which they must run without stopping.
 func agreeTo40K(t *testing.T, what string, build func() (*Machine, error)) {
 	t.Helper()
-	r, d, err := CompareEngines(build, 499, 40_000)
+	r, d, err := compareEngines(t, build, 499, 40_000)
 	if err != nil {
 		t.Fatal(err)
 	}

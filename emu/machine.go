@@ -102,6 +102,55 @@ type watch struct {
 	w  hw.StoreWatcher
 }
 
+// stopState is why and how the machine stopped: the first stop of a run
+// (power-off, reset, a breakpoint, a request) sets stopped and reason, and
+// the next run clears them; exitCode is the guest's power-off code.
+type stopState struct {
+	stopped  bool
+	reason   StopReason
+	exitCode int
+}
+
+// engineState is the machine's engine (engine.go): a host setting, never
+// saved or hashed.
+type engineState struct {
+	cur   Engine   // the engine running; EngineInterp under rvwmo
+	asked Engine   // the engine SetEngine chose
+	stats JITStats // what the JIT did
+	eager bool     // translate blocks on their second run (TranslateEagerly)
+}
+
+// breakpoint is the machine's breakpoint (see SetBreakpoint). on says it
+// or a debugger's stop condition (Machine.dbg) is set, so blocks are
+// checked before they run.
+type breakpoint struct {
+	pc     uint64
+	set    bool
+	on     bool
+	passed bool
+	at     uint64 // the instruction count passed is for
+}
+
+// coverageState is the machine's edge coverage (see EnableCoverage); c nil:
+// off.
+type coverageState struct {
+	c     *Coverage
+	edges []uint8 // c.Edges
+	mask  uint64  // slots per half, minus one
+	half  uint64  // first slot of the user half
+	lo    uint64
+	span  uint64
+}
+
+// round is the scheduler state of the current round (saved in snapshots,
+// so that a run stopped mid-round continues exactly).
+type round struct {
+	in    bool
+	next  int  // index of the hart whose turn it is
+	ran   bool // some hart ran in this round
+	alive bool // some hart is not halted
+}
+
 // Machine is harts, RAM, the bus with its devices, the virtual clock and the
 // event queue of one universe. All of it runs on the caller's goroutine.
 type Machine struct {
@@ -121,22 +170,10 @@ type Machine struct {
 
 	sched sched
 
-	// Breakpoint (see SetBreakpoint) and a debugger's stop conditions
-	// (debug.go). bpOn: either is set, so blocks are checked before they run.
-	bp       uint64
-	bpSet    bool
-	bpOn     bool
-	bpPassed bool
-	bpAt     uint64 // the instruction count bpPassed is for
-	dbg      *Debug
+	brk breakpoint
+	dbg *Debug // a debugger's stop conditions (debug.go)
 
-	// Coverage (nil: off): see EnableCoverage.
-	coverage *Coverage
-	cov      []uint8 // coverage.Edges
-	covMask  uint64  // slots per half, minus one
-	covHalf  uint64  // first slot of the user half
-	covLo    uint64
-	covSpan  uint64
+	cov coverageState
 
 	// Communication tracking (off unless TrackCommunication): see comm.go.
 	comm comm
@@ -168,27 +205,16 @@ type Machine struct {
 	enteredU bool
 	mtimeOff uint64 // mtime minus virtual time in ticks (software writes, skew)
 
-	// Scheduler state of the current round (saved in snapshots, so that a
-	// run stopped mid-round continues exactly).
-	inRound bool
-	next    int  // index of the hart whose turn it is
-	ran     bool // some hart ran in this round
-	alive   bool // some hart is not halted
+	round round
 
-	stopped  bool
-	reason   StopReason
-	exitCode int
+	end stopState
 
 	scratch block // for instructions that straddle a page
 
 	decodeBuf [maxBlockOps]op // buildBlock's: a block's ops before they are copied out
 
-	// Engine (engine.go): a host setting, never saved or hashed.
-	engine   Engine
-	asked    Engine // the engine SetEngine chose; engine is EngineInterp under rvwmo
-	jitStats JITStats
-	jitEager bool // translate blocks on their second run (CompareEngines)
-	only     bool // the only machine of its process (OnlyMachine)
+	eng  engineState
+	only bool // the only machine of its process (OnlyMachine)
 
 	// cancel, when set and true, ends RunUntil at the next round
 	// boundary (SetCancel): the one field another goroutine may write.
@@ -218,7 +244,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.InsnsPerTick == 0 {
 		cfg.InsnsPerTick = DefaultInsnsPerTick
 	}
-	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), engine: DefaultEngine, asked: DefaultEngine}
+	m := &Machine{cfg: cfg, RAM: NewRAM(cfg.RAMBase, cfg.RAMBytes), PRNG: NewPRNG(cfg.Seed), eng: engineState{cur: DefaultEngine, asked: DefaultEngine}}
 	m.codePages = make([]*codeLeaf, (m.RAM.Pages()+leafPages-1)/leafPages)
 	m.codeID = newOwnerID()
 	for i := 0; i < cfg.Harts; i++ {
@@ -248,7 +274,7 @@ func (m *Machine) ICount() uint64 { return m.icount }
 func (m *Machine) EnteredUser() bool { return m.enteredU }
 
 // ExitCode returns the code given to PowerOff.
-func (m *Machine) ExitCode() int { return m.exitCode }
+func (m *Machine) ExitCode() int { return m.end.exitCode }
 
 // Map attaches a device at [base, base+size).
 func (m *Machine) Map(base, size uint64, name string, d hw.Device) error {
@@ -405,7 +431,7 @@ func (m *Machine) flushLoadTLBPage(ppn uint64) {
 // PowerOff implements hw.Power.
 func (m *Machine) PowerOff(code int) {
 	m.stop(StopPowerOff)
-	m.exitCode = code
+	m.end.exitCode = code
 }
 
 // Reset implements hw.Power.
@@ -425,9 +451,9 @@ func (m *Machine) SetCancel(c *atomic.Bool) { m.cancel = c }
 func (m *Machine) Stop() { m.stop(StopRequest) }
 
 func (m *Machine) stop(r StopReason) {
-	if !m.stopped {
-		m.stopped = true
-		m.reason = r
+	if !m.end.stopped {
+		m.end.stopped = true
+		m.end.reason = r
 	}
 }
 
@@ -514,20 +540,20 @@ func (m *Machine) Run(limit uint64) StopReason { return m.RunUntil(limit, 0) }
 // stopping with StopIdle: something outside it (another node of a cluster)
 // may still wake it.
 func (m *Machine) RunUntil(limit, until uint64) StopReason {
-	m.stopped = false
-	m.reason = StopNone
-	for !m.stopped {
+	m.end.stopped = false
+	m.end.reason = StopNone
+	for !m.end.stopped {
 		if limit != 0 && m.icount >= limit {
 			m.stop(StopLimit)
 			break
 		}
-		if !m.inRound {
+		if !m.round.in {
 			if m.cancel != nil && m.cancel.Load() {
 				m.stop(StopCancel)
 				break
 			}
 			m.fireDue()
-			if m.stopped {
+			if m.end.stopped {
 				break
 			}
 			m.releaseHolds()
@@ -543,27 +569,27 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				end = until
 			}
 			m.sliceEnd = end
-			m.inRound = true
-			m.next, m.ran, m.alive = 0, false, false
+			m.round.in = true
+			m.round.next, m.round.ran, m.round.alive = 0, false, false
 		}
-		for m.next < len(m.harts) && !m.stopped {
-			h := m.harts[m.sched.order[m.next]]
+		for m.round.next < len(m.harts) && !m.end.stopped {
+			h := m.harts[m.sched.order[m.round.next]]
 			if h.halted {
-				m.next++
+				m.round.next++
 				continue
 			}
-			m.alive = true
+			m.round.alive = true
 			if !h.inSlice {
 				if m.descheduled(h) {
 					// Preempted at a communication event: it sits out
 					// the round, and time passes as if it ran.
-					m.ran = true
-					m.next++
+					m.round.ran = true
+					m.round.next++
 					continue
 				}
 				if h.waiting {
 					if !h.wakeable() {
-						m.next++
+						m.round.next++
 						continue
 					}
 					h.waiting = false
@@ -573,7 +599,7 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 					m.beginMerge(until)
 				}
 			}
-			m.ran = true
+			m.round.ran = true
 			end := m.sliceEnd
 			if h.stallAt != 0 && h.stallAt < end {
 				end = h.stallAt
@@ -587,34 +613,34 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 				h.yield = false
 				h.local = m.sliceEnd
 			}
-			if m.stopped && m.reason.Debugger() {
+			if m.end.stopped && m.end.reason.Debugger() {
 				// Stopped for a breakpoint or a debugger, inside this
 				// hart's turn.
 				m.cur = nil
-				return m.reason
+				return m.end.reason
 			}
-			if limit != 0 && m.icount >= limit && h.inSlice && !m.stopped {
+			if limit != 0 && m.icount >= limit && h.inSlice && !m.end.stopped {
 				// Stopped inside this hart's turn; Run resumes here.
 				m.cur = nil
 				m.stop(StopLimit)
-				return m.reason
+				return m.end.reason
 			}
-			if h.local >= end && end < m.sliceEnd && !m.stopped {
+			if h.local >= end && end < m.sliceEnd && !m.end.stopped {
 				// Stalled: the hart loses the rest of its turn.
 				h.local = m.sliceEnd
 			}
 			h.inSlice = false
-			m.next++
+			m.round.next++
 		}
 		m.cur = nil
-		if m.stopped {
+		if m.end.stopped {
 			break
 		}
-		m.inRound = false
+		m.round.in = false
 		switch {
-		case !m.alive:
+		case !m.round.alive:
 			m.stop(StopHalted)
-		case m.ran:
+		case m.round.ran:
 			m.now = m.sliceEnd
 		case len(m.events) > 0:
 			// Every hart waits: skip to the next event.
@@ -630,11 +656,11 @@ func (m *Machine) RunUntil(limit, until uint64) StopReason {
 		}
 	}
 	m.cur = nil
-	return m.reason
+	return m.end.reason
 }
 
 func (m *Machine) fireDue() {
-	for len(m.events) > 0 && m.events[0].at <= m.now && !m.stopped {
+	for len(m.events) > 0 && m.events[0].at <= m.now && !m.end.stopped {
 		e := heap.Pop(&m.events).(event)
 		e.target.Fire(m.now, e.tag)
 	}
@@ -665,7 +691,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 	if h.c == nil {
 		h.ensureCaches()
 	}
-	for h.local < end && !h.waiting && !m.stopped && !h.halted && !h.yield {
+	for h.local < end && !h.waiting && !m.end.stopped && !h.halted && !h.yield {
 		if m.mg.on {
 			if end = m.mergeEnd(h); h.local >= end {
 				return // cut
@@ -681,7 +707,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		if m.Tracer != nil {
 			budget = 1
 		}
-		if m.bpOn && m.debugStep(h) {
+		if m.brk.on && m.debugStep(h) {
 			return
 		}
 		pc := h.pc
@@ -692,22 +718,22 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		} else {
 			b = h.lookup()
 		}
-		if cov := m.cov; cov != nil && pc-m.covLo < m.covSpan {
+		if cov := m.cov.edges; cov != nil && pc-m.cov.lo < m.cov.span {
 			cur := (pc >> 1) * 0x9e3779b1
-			i := (cur ^ h.covPrev) & m.covMask
+			i := (cur ^ h.covPrev) & m.cov.mask
 			if h.priv == PrivU {
-				i += m.covHalf
+				i += m.cov.half
 			}
 			h.covPrev = cur >> 1
 			if c := cov[i]; c != 255 {
 				c++
 				cov[i] = c
 				if c&(c-1) == 0 || c == 3 {
-					m.coverage.bucketEdge(i, c) // a new bucket: rare
+					m.cov.c.bucketEdge(i, c) // a new bucket: rare
 				}
 			}
 		}
-		if b != nil && m.engine == EngineJIT && !m.bpOn && m.Tracer == nil {
+		if b != nil && m.eng.cur == EngineJIT && !m.brk.on && m.Tracer == nil {
 			goEntry := b.jitGo.Load()
 			if goEntry == 0 && !b.noJIT.Load() {
 				m.jitPrepare(b)
@@ -736,7 +762,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			used = 1
 		} else {
 			n := len(b.ops)
-			if m.bpOn {
+			if m.brk.on {
 				var stop bool
 				if n, stop = m.debugBlock(h, b, pc, n); stop {
 					return
@@ -777,8 +803,8 @@ func (m *Machine) account(h *Hart, used int) {
 	if h.trapped {
 		retired--
 	}
-	h.steps += uint64(used)
-	h.retired += uint64(retired)
+	h.cnt.steps += uint64(used)
+	h.cnt.retired += uint64(retired)
 	h.local += uint64(used)
 	h.pos = 0
 	m.icount += uint64(used)
@@ -798,9 +824,9 @@ func (h *Hart) lookup() *block {
 		*e, *e1 = *e1, *e // the entry last used goes to way 0
 		return e.b
 	}
-	h.m.jitStats.Lookups++
+	h.m.eng.stats.Lookups++
 	if e.pc == pc || e1.pc == pc {
-		h.m.jitStats.Stale++
+		h.m.eng.stats.Stale++
 	}
 	var pa uint64
 	if t := &h.ftlb[pc>>pageShift&tlbMask]; t.tag == pc>>pageShift {
@@ -933,7 +959,7 @@ func (m *Machine) Idle() bool {
 // SkipTo moves a machine that has not run yet to virtual time t (a node that
 // boots in the middle of a cluster's run). Earlier times are ignored.
 func (m *Machine) SkipTo(t uint64) {
-	if t > m.now && !m.inRound {
+	if t > m.now && !m.round.in {
 		m.now = t
 	}
 }
@@ -943,6 +969,6 @@ func (m *Machine) SkipTo(t uint64) {
 // hart's state is that before the instruction; calling Run again executes
 // it and goes on. Breakpoints observe the run without changing it.
 func (m *Machine) SetBreakpoint(pc uint64, on bool) {
-	m.bp, m.bpSet, m.bpPassed = pc, on, false
+	m.brk.pc, m.brk.set, m.brk.passed = pc, on, false
 	m.debugBlocks()
 }

@@ -46,7 +46,7 @@ const (
 // canMerge reports whether hart h's turn, just started, may take the next
 // rounds with it.
 func (m *Machine) canMerge(h *Hart) bool {
-	return len(m.harts) == 1 && !m.noMerge && m.wmo == nil && !m.comm.on && !m.bpOn &&
+	return len(m.harts) == 1 && !m.noMerge && m.wmo == nil && !m.comm.on && !m.brk.on &&
 		m.dbg == nil && m.Tracer == nil && h.stallAt == 0
 }
 

@@ -63,7 +63,7 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 	mode := h.satp >> 60
 	if priv == PrivM || mode == satpBare {
 		if acc != accPeek {
-			h.walkPage, h.walkGlobal = va>>pageShift, priv == PrivM
+			h.walk.page, h.walk.global = va>>pageShift, priv == PrivM
 		}
 		return va, 0, true
 	}
@@ -143,7 +143,7 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 		if i > 0 {
 			h.noteSuper(va, i)
 		}
-		h.walkPage, h.walkGlobal = va>>pageShift, global
+		h.walk.page, h.walk.global = va>>pageShift, global
 		off := va & (1<<(12+9*uint(i)) - 1)
 		return ppn<<pageShift&^(1<<(12+9*uint(i))-1) | off, 0, true
 	}

@@ -91,10 +91,10 @@ func (h *Hart) Save(e *hw.Encoder) {
 	}
 	e.Bool(h.seipSW)
 	e.Bool(h.seipLine)
-	e.U64(h.retired)
-	e.U64(h.steps)
-	e.U64(h.cycleOff)
-	e.U64(h.instretOff)
+	e.U64(h.cnt.retired)
+	e.U64(h.cnt.steps)
+	e.U64(h.cnt.cycleOff)
+	e.U64(h.cnt.instretOff)
 	e.Bool(h.resValid)
 	e.U64(h.resAddr)
 	e.U64(h.local)
@@ -138,10 +138,10 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 	}
 	h.seipSW = d.Bool()
 	h.seipLine = d.Bool()
-	h.retired = d.U64()
-	h.steps = d.U64()
-	h.cycleOff = d.U64()
-	h.instretOff = d.U64()
+	h.cnt.retired = d.U64()
+	h.cnt.steps = d.U64()
+	h.cnt.cycleOff = d.U64()
+	h.cnt.instretOff = d.U64()
 	h.resValid = d.Bool()
 	h.resAddr = d.U64()
 	h.local = d.U64()
@@ -196,10 +196,10 @@ func (m *Machine) saveCoreWith(e *hw.Encoder, sched bool) {
 	e.U64(m.sliceEnd)
 	e.U64(m.icount)
 	e.U64(m.mtimeOff)
-	e.Bool(m.inRound)
-	e.Int(m.next)
-	e.Bool(m.ran)
-	e.Bool(m.alive)
+	e.Bool(m.round.in)
+	e.Int(m.round.next)
+	e.Bool(m.round.ran)
+	e.Bool(m.round.alive)
 	e.U64(m.eventSeq)
 	if sched {
 		m.saveSched(e)
@@ -223,10 +223,10 @@ func (m *Machine) restoreCore(d *hw.Decoder) error {
 	m.sliceEnd = d.U64()
 	m.icount = d.U64()
 	m.mtimeOff = d.U64()
-	m.inRound = d.Bool()
-	m.next = d.Int()
-	m.ran = d.Bool()
-	m.alive = d.Bool()
+	m.round.in = d.Bool()
+	m.round.next = d.Int()
+	m.round.ran = d.Bool()
+	m.round.alive = d.Bool()
 	m.eventSeq = d.U64()
 	if err := m.restoreSched(d); err != nil {
 		return err
@@ -252,8 +252,8 @@ func (m *Machine) restoreCore(d *hw.Decoder) error {
 	if err := d.Err(); err != nil {
 		return err
 	}
-	if m.next < 0 || m.next > len(m.harts) {
-		return fmt.Errorf("%w: scheduler at hart %d of %d", hw.ErrCorrupt, m.next, len(m.harts))
+	if m.round.next < 0 || m.round.next > len(m.harts) {
+		return fmt.Errorf("%w: scheduler at hart %d of %d", hw.ErrCorrupt, m.round.next, len(m.harts))
 	}
 	m.events = evs // sorted, hence a valid heap
 	return nil
@@ -380,9 +380,9 @@ func (m *Machine) SaveState(e *hw.Encoder) {
 		e.String(c.name)
 		c.p.Save(e)
 	}
-	e.Bool(m.stopped)
-	e.U64(uint64(m.reason))
-	e.Int(m.exitCode)
+	e.Bool(m.end.stopped)
+	e.U64(uint64(m.end.reason))
+	e.Int(m.end.exitCode)
 	if m.wmo != nil {
 		// Last and only under rvwmo, so that sc state is byte for byte
 		// what it was before the model existed; its presence is what puts
@@ -419,9 +419,9 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	m.stopped = d.Bool()
-	m.reason = StopReason(d.U64())
-	m.exitCode = d.Int()
+	m.end.stopped = d.Bool()
+	m.end.reason = StopReason(d.U64())
+	m.end.exitCode = d.Int()
 	if err := d.Err(); err != nil {
 		return err
 	}
@@ -435,52 +435,9 @@ func (m *Machine) RestoreState(d *hw.Decoder) error {
 			h.w = nil
 		}
 		m.cfg.MemoryModel = ModelSC
-		m.engine = m.asked
+		m.eng.cur = m.eng.asked
 	}
 	m.cur = nil
 	m.FlushCaches()
 	return nil
-}
-
-// DiffPages returns the RAM page numbers (offset from the start of RAM /
-// 4096) whose contents differ between a and b, up to max of them.
-func DiffPages(a, b *Machine, max int) []uint64 {
-	var out []uint64
-	n := min(a.RAM.Pages(), b.RAM.Pages())
-	for pn := uint64(0); pn < n && len(out) < max; pn++ {
-		pa, pb := a.RAM.readPage(pn), b.RAM.readPage(pn)
-		if pa != pb && *pa != *pb {
-			out = append(out, pn)
-		}
-	}
-	return out
-}
-
-// DiffRegs names the architectural registers that differ between two harts:
-// pc, x1..x31, f0..f31, the privilege level and the CSRs.
-func (h *Hart) DiffRegs(o *Hart) []string {
-	var out []string
-	if h.pc != o.pc {
-		out = append(out, fmt.Sprintf("pc (%#x vs %#x)", h.pc, o.pc))
-	}
-	for i := 1; i < 32; i++ {
-		if h.x[i] != o.x[i] {
-			out = append(out, fmt.Sprintf("x%d (%#x vs %#x)", i, h.x[i], o.x[i]))
-		}
-	}
-	for i := 0; i < 32; i++ {
-		if h.f[i] != o.f[i] {
-			out = append(out, fmt.Sprintf("f%d", i))
-		}
-	}
-	if h.priv != o.priv {
-		out = append(out, "privilege level")
-	}
-	var e1, e2 hw.Encoder
-	h.Save(&e1)
-	o.Save(&e2)
-	if len(out) == 0 && string(e1.Bytes()) != string(e2.Bytes()) {
-		out = append(out, "CSRs or counters")
-	}
-	return out
 }

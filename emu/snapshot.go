@@ -73,7 +73,7 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 		return err
 	}
 	m.inheritCode(s.code) // after RestoreState, which drops every cache
-	m.bpPassed = false
+	m.brk.passed = false
 	return nil
 }
 

@@ -227,7 +227,7 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 		for _, h := range m.harts {
 			h.w = nil
 		}
-		m.engine = m.asked
+		m.eng.cur = m.eng.asked
 	case ModelRVWMO:
 		if m.wmo == nil {
 			m.wmo = &machineWMO{}
@@ -236,7 +236,7 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 			}
 			m.wmoSeed(m.cfg.Seed)
 		}
-		m.engine = EngineInterp
+		m.eng.cur = EngineInterp
 	default:
 		return fmt.Errorf("%w: memory model %d", ErrConfig, mm)
 	}
@@ -850,7 +850,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	for i, h := range m.harts {
 		h.w = states[i]
 	}
-	m.engine = EngineInterp
+	m.eng.cur = EngineInterp
 	m.cfg.MemoryModel = ModelRVWMO
 	return nil
 }

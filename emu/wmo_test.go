@@ -54,7 +54,7 @@ func mustBuild(t *testing.T, build func() (*Machine, error)) *Machine {
 
 func TestRVWMORunsWithTheSameSeedAgreeHashForHash(t *testing.T) {
 	a, b := mustBuild(t, wmoBuild(t, ModelRVWMO, 5)), mustBuild(t, wmoBuild(t, ModelRVWMO, 5))
-	if _, d := CompareRuns(a, b, 1000, 100_000); d != nil {
+	if _, d := compareRuns(t, a, b, 1000, 100_000); d != nil {
 		t.Fatal(d)
 	}
 }

@@ -69,7 +69,7 @@ func TestTheEnginesAgreeOnZalasrLoadsAndStores(t *testing.T) {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
 	build := programBuild(t, zalasrProgram, 1, 97, nil)
-	r, d, err := CompareEngines(build, 97, 20_000)
+	r, d, err := compareEngines(t, build, 97, 20_000)
 	if err != nil {
 		t.Fatal(err)
 	}

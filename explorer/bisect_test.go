@@ -99,7 +99,7 @@ func TestDivergenceFindsTheFirstDifferingState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Parts) == 0 {
+	if len(d.Components) == 0 {
 		t.Fatal("no differing component named")
 	}
 	// Just before the first difference, the runs agree.

@@ -3,23 +3,17 @@ package explorer
 import (
 	"fmt"
 
-	"everett/emu"
+	"everett/emu/enginecheck"
 )
 
 // Divergence mode of bisection: two runs from the same state (a report's
 // last fork point, or its start) with different seeds — say a failing and a
 // passing one — are compared at checkpoints and then by binary search, to
 // find the first instruction count at which their states differ and what
-// differs there.
-
-// Divergence is the first difference between two runs.
-type Divergence struct {
-	From    uint64   // instruction count of the common start
-	First   uint64   // first instruction count at which the states differ
-	Parts   []string // the components that differ there
-	Details []string // registers, memory pages, devices
-	Replays int
-}
+// differs there. The result is an enginecheck.Divergence, narrowed to that
+// count (Hart -1: the search does not name the instruction slot);
+// Components name the differing parts as "node N part" and Diffs carry a
+// "nodeN." prefix.
 
 // pairState is a checkpoint of both runs.
 type pairState struct {
@@ -29,7 +23,7 @@ type pairState struct {
 // Diverge compares the report's universe with the same universe forked at
 // the report's last fork point (or at its start) with seed other. It
 // searches up to until instructions (0: the report's count).
-func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
+func Diverge(r *Report, other uint64, until uint64) (*enginecheck.Divergence, error) {
 	if until == 0 {
 		until = r.ICount
 	}
@@ -84,10 +78,11 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Divergence{From: common.icount}
+	d := &enginecheck.Divergence{From: common.icount, Narrowed: true, Hart: -1,
+		Sides: [2]string{fmt.Sprintf("seed %#x", last.Seed), fmt.Sprintf("seed %#x", other)}}
 	if parts, _ := compare(a.u, b.u); len(parts) > 0 {
-		d.First = common.icount
-		d.Parts, d.Details = compare(a.u, b.u)
+		d.First, d.ICount, d.LastEqual = common.icount, common.icount, common.icount
+		d.Components, d.Diffs = compare(a.u, b.u)
 		return d, nil
 	}
 	step := max((until-common.icount)/64, 1000)
@@ -133,13 +128,14 @@ func Diverge(r *Report, other uint64, until uint64) (*Divergence, error) {
 	}
 	a.advance(hi)
 	b.advance(hi)
-	d.First = hi
-	d.Parts, d.Details = compare(a.u, b.u)
+	d.First, d.ICount, d.LastEqual = hi, hi, lo
+	d.Components, d.Diffs = compare(a.u, b.u)
 	return d, nil
 }
 
-// compare names the parts of two universes' states that differ.
-func compare(a, b *Universe) (parts, details []string) {
+// compare names the parts of two universes' states that differ, and what
+// differs in their harts and RAM.
+func compare(a, b *Universe) (parts []string, details []enginecheck.StateDiff) {
 	if a.ICount() != b.ICount() {
 		parts = append(parts, "instruction count")
 	}
@@ -162,16 +158,15 @@ func compare(a, b *Universe) (parts, details []string) {
 			parts = append(parts, fmt.Sprintf("node %d %s", i, name))
 			switch {
 			case name == "ram":
-				pages := emu.DiffPages(na.b.Machine, nb.b.Machine, 16)
-				for _, pn := range pages {
-					details = append(details, fmt.Sprintf("node %d memory page %#x (physical %#x)", i, pn, na.b.Config().RAMBase+pn*emu.PageBytes))
+				for _, x := range enginecheck.DiffRAM(na.b.Machine, nb.b.Machine, enginecheck.MaxDiffs) {
+					x.Name = fmt.Sprintf("node%d.%s", i, x.Name)
+					details = append(details, x)
 				}
 			case len(name) > 4 && name[:4] == "hart":
 				var h int
 				fmt.Sscanf(name, "hart%d", &h)
-				for _, r := range na.b.Hart(h).DiffRegs(nb.b.Hart(h)) {
-					details = append(details, fmt.Sprintf("node %d hart %d %s", i, h, r))
-				}
+				prefix := fmt.Sprintf("node%d.hart%d.", i, h)
+				details = append(details, enginecheck.DiffHart(na.b.Hart(h), nb.b.Hart(h), prefix, enginecheck.MaxDiffs)...)
 			}
 		}
 	}

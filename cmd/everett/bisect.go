@@ -60,11 +60,11 @@ and finds the first instruction count at which their states differ.`,
 					return usageErr("%v", err)
 				}
 				fmt.Fprintf(out, "first difference: icount=%d (runs start equal at %d; %d replays)\n", d.First, d.From, d.Replays)
-				for _, p := range d.Parts {
+				for _, p := range d.Components {
 					fmt.Fprintf(out, "  differs: %s\n", p)
 				}
-				for _, p := range d.Details {
-					fmt.Fprintf(out, "    %s\n", p)
+				for _, x := range d.Diffs {
+					fmt.Fprintf(out, "    %s\n", x)
 				}
 				return nil
 			}

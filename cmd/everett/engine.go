@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"everett/emu"
+	"everett/emu/enginecheck"
 	"everett/explorer"
 )
 
@@ -72,8 +73,8 @@ func printEngineStats(w io.Writer, e emu.Engine, s emu.JITStats) {
 // hashes every `every` instructions up to limit (0: none): run
 // --check-engines. A divergence is a bug in everett (the interpreter is the
 // reference): exit code 70, naming it.
-func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (emu.Compared, error) {
-	c, div, err := emu.CompareEngines(build, every, limit)
+func checkEngines(build func() (*emu.Machine, error), every, limit uint64) (enginecheck.Compared, error) {
+	c, div, err := enginecheck.CompareEngines(build, every, limit)
 	if err != nil {
 		if errors.Is(err, emu.ErrEngine) {
 			return c, usageErr("--check-engines: %v", err)

@@ -15,6 +15,7 @@ import (
 	"everett/devices/sdk"
 	"everett/emu"
 	"everett/emu/board"
+	"everett/emu/enginecheck"
 	"everett/explorer"
 	"everett/isa"
 )
@@ -382,7 +383,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		// The machine built above runs under the interpreter (with the
 		// console and --trace), a twin under the jit.
 		var out2 bytes.Buffer
-		var c emu.Compared
+		var c enginecheck.Compared
 		c, err = checkEngines(func() (*emu.Machine, error) {
 			if twin == nil {
 				twin = m
@@ -415,8 +416,8 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		if err := again.m.SetEngine(f.engine.e); err != nil {
 			return usageErr("--engine: %v", err)
 		}
-		var div *emu.Divergence
-		reason, div = emu.CompareRuns(m, again.m, f.checkEvery, f.maxInsns)
+		var div *enginecheck.Divergence
+		reason, div = enginecheck.CompareRuns(m, again.m, f.checkEvery, f.maxInsns)
 		if div != nil {
 			return &exitError{code: exitInternal, msg: "determinism check failed: " + div.Error()}
 		}

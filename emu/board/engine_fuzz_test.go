@@ -10,13 +10,14 @@ import (
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/emu/enginecheck"
 	"everett/internal/testelf"
 )
 
 // FuzzEngines turns fuzz bytes into a random RV64GC bare-metal program and
 // runs it under the interpreter and the JIT in lockstep
-// (emu.CompareEngines); any difference fails, naming the first differing
-// instruction. The bytes drive the user-mode fuzz test's generator
+// (enginecheck.CompareEngines); any difference fails, naming the first
+// differing instruction. The bytes drive the user-mode fuzz test's generator
 // (userfuzz_test.go: integer, M, loads and stores to a scratch buffer, AMOs
 // and LR/SC, FP in every rounding mode, compressed instructions, forward
 // branches), with extras of its own: CSR reads and writes, raw words
@@ -46,7 +47,7 @@ func FuzzEngines(f *testing.F) {
 		// that traps in a loop): the comparison then shows only that the
 		// JIT leaves it to the interpreter. TestTheEnginesAgreeOnEveryALUOp…
 		// (emu) is the one that must run host code.
-		_, d, err := emu.CompareEngines(p.build, 997, fuzzEnginesLimit)
+		_, d, err := enginecheck.CompareEngines(p.build, 997, fuzzEnginesLimit)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,12 +11,13 @@ import (
 	"everett/devices/sdk"
 	"everett/emu"
 	"everett/emu/board"
+	"everett/emu/enginecheck"
 	"everett/internal/guestbuild"
 )
 
-// The lockstep tests: the JIT and the interpreter run
-// every program side by side through emu.CompareEngines; their state hashes
-// must agree at every checkpoint and their console output byte for byte.
+// The lockstep tests: the JIT and the interpreter run every program side
+// by side through enginecheck.CompareEngines; their state hashes must agree
+// at every checkpoint and their console output byte for byte.
 // A divergence names the first instruction after which the two differ.
 
 // lockstepRun is what an engine comparison returns: the interpreter's
@@ -41,7 +42,7 @@ func lockstep(t *testing.T, every, limit uint64, build func(out *bytes.Buffer) (
 	}
 	var outs []*bytes.Buffer
 	var ms []*emu.Machine
-	c, div, err := emu.CompareEngines(func() (*emu.Machine, error) {
+	c, div, err := enginecheck.CompareEngines(func() (*emu.Machine, error) {
 		out := new(bytes.Buffer)
 		m, err := build(out)
 		outs, ms = append(outs, out), append(ms, m)

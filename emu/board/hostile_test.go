@@ -8,10 +8,11 @@ import (
 	"everett/emu/board"
 )
 
-// A hostile guest (design: "Guests are hostile") writes garbage to every
-// device window and hands the virtio devices garbage queues and descriptors.
-// The host must not crash or hang; the machine keeps running and devices
-// answer with their architected behaviour.
+// A hostile guest writes garbage to every device window and hands the
+// virtio devices garbage queues and descriptors. Guests are untrusted code
+// (the explorer runs whatever a seed makes of them, and a guest bug can do
+// anything), so the host must not crash or hang; the machine keeps running
+// and devices answer with their architected behaviour.
 
 // spinBIOS is a firmware that loops forever: `j .`.
 var spinBIOS = []byte{0x6f, 0x00, 0x00, 0x00}

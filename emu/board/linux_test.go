@@ -9,6 +9,7 @@ import (
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/emu/enginecheck"
 	"everett/internal/guestimg"
 )
 
@@ -132,7 +133,7 @@ func TestADifferentSeedChangesOnlyWhatTheSeedFeeds(t *testing.T) {
 func TestCheckDeterminismPassesOnAFullSMPBoot(t *testing.T) {
 	a, _ := bootLinux(t, 2, linuxAppend, 3)
 	b, _ := bootLinux(t, 2, linuxAppend, 3)
-	reason, div := emu.CompareRuns(a.Machine, b.Machine, 2_000_000, linuxBudget)
+	reason, div := enginecheck.CompareRuns(a.Machine, b.Machine, 2_000_000, linuxBudget)
 	if div != nil {
 		t.Fatal(div)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/emu/enginecheck"
 )
 
 // TestProgramsPrintTheSameUnderRVWMO runs every test program under the
@@ -54,7 +55,7 @@ func rvwmoSMP(t *testing.T, seed uint64) *emu.Machine {
 
 func TestTheSMPProgramUnderRVWMOWithTheSameSeedAgreesHashForHash(t *testing.T) {
 	a, b := rvwmoSMP(t, 7), rvwmoSMP(t, 7)
-	if r, d := emu.CompareRuns(a, b, 5000, maxInsns); d != nil {
+	if r, d := enginecheck.CompareRuns(a, b, 5000, maxInsns); d != nil {
 		t.Fatal(d)
 	} else if r != emu.StopPowerOff {
 		t.Fatalf("stopped with %v", r)

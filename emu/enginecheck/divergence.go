@@ -1,17 +1,31 @@
-package emu
+// Package enginecheck checks a machine's runs from beside the engine, not
+// from inside it: the lockstep harness that proves the JIT agrees with the
+// interpreter (CompareEngines), the determinism check that runs the same
+// machine twice (CompareRuns), and the differences between two machines'
+// states (DiffHarts, DiffHart, DiffRAM) that both use and that the
+// explorer's divergence search reports. It reads machines only through
+// package emu's exported surface.
+package enginecheck
 
 import (
 	"fmt"
 	"strings"
+
+	"everett/emu"
+	"everett/isa"
 )
 
 // Divergence describes the first checkpoint at which two runs that should be
-// identical differ and, when the harness could narrow it (CompareEngines
-// does), the first instruction slot after which they differ.
+// identical differ and, when the search could narrow it (CompareEngines
+// and the explorer's Diverge do), the first instruction slot after which
+// they differ.
 type Divergence struct {
 	ICount     uint64   // instruction count of the first differing checkpoint
 	Components []string // the parts of the state that differ there (after First when Narrowed)
 	LastEqual  uint64   // the last checkpoint at which they agreed
+	// From is the instruction count at which the two runs started from
+	// one state (0 for machines built fresh).
+	From uint64
 
 	// Sides names run A and run B ("interp" and "jit"; empty: "a" and "b").
 	Sides [2]string
@@ -22,10 +36,10 @@ type Divergence struct {
 	Narrowed bool
 	First    uint64 // the first instruction count at which the states differ
 	// Hart is the hart that used slot First (-1: no hart did, e.g. the
-	// runs stopped differently); PC, Insn and Trapped describe that slot
-	// as the reference (run A) executed it: the instruction's address (the
-	// same on both sides, since they were equal before it), its raw bits,
-	// and whether it trapped.
+	// runs stopped differently, or the search does not know); PC, Insn and
+	// Trapped describe that slot as the reference (run A) executed it: the
+	// instruction's address (the same on both sides, since they were equal
+	// before it), its raw bits, and whether it trapped.
 	Hart    int
 	PC      uint64
 	Insn    uint32
@@ -33,8 +47,10 @@ type Divergence struct {
 	PCAfter [2]uint64 // that hart's pc after the slot in run A and run B
 	// Stops are the stop reasons of the two runs' last step, when the
 	// difference is where or why they stopped (otherwise zero).
-	Stops [2]StopReason
+	Stops [2]emu.StopReason
 	Diffs []StateDiff // what differs after slot First: registers, CSRs, RAM words (bounded)
+	// Replays counts the re-runs the search made to narrow the difference.
+	Replays int
 
 	// Note says why narrowing stopped short, when it did (the checkpoint
 	// fields still hold).
@@ -49,6 +65,9 @@ type StateDiff struct {
 	Name string
 	A, B uint64
 }
+
+// String is the difference as "name: A vs B".
+func (x StateDiff) String() string { return fmt.Sprintf("%s: %#x vs %#x", x.Name, x.A, x.B) }
 
 // Error describes the divergence: the checkpoints and, when narrowed, the
 // first differing instruction and what differs after it, one item a line.
@@ -73,7 +92,7 @@ func (d *Divergence) Error() string {
 		}
 		fmt.Fprintf(&b, "\n  pc after: %s %#x, %s %#x", sa, d.PCAfter[0], sb, d.PCAfter[1])
 	}
-	if d.Stops != [2]StopReason{} {
+	if d.Stops != [2]emu.StopReason{} {
 		fmt.Fprintf(&b, "\n  stopped: %s %v, %s %v", sa, d.Stops[0], sb, d.Stops[1])
 	}
 	w := len(sa)
@@ -86,44 +105,7 @@ func (d *Divergence) Error() string {
 	return b.String()
 }
 
-// defaultEvery is the checkpoint interval when none is given.
-const defaultEvery = 1_000_000
-
-// CompareRuns runs a and b (two machines built from the same inputs) side by
-// side, comparing their state hashes every `every` instructions until both
-// stop or reach limit (0: no limit). It returns the stop reason and nil, or
-// the first divergence. Use it to find determinism leaks: any difference is
-// a bug in everett.
-func CompareRuns(a, b *Machine, every, limit uint64) (StopReason, *Divergence) {
-	r, d, _ := compareRuns(a, b, every, limit, nil)
-	return r, d
-}
-
-// compareRuns is CompareRuns; it also returns the Run limit of the
-// differing checkpoint, and calls after (when set) on b after every Run.
-func compareRuns(a, b *Machine, every, limit uint64, after func(*Machine)) (StopReason, *Divergence, uint64) {
-	if every == 0 {
-		every = defaultEvery
-	}
-	var last uint64
-	for at := every; ; at += every {
-		if limit != 0 && at > limit {
-			at = limit
-		}
-		ra, rb := a.Run(at), b.Run(at)
-		if after != nil {
-			after(b)
-		}
-		diff := diffHashes(a.StateHashes(), b.StateHashes())
-		if ra != rb || a.ICount() != b.ICount() {
-			diff = append(diff, fmt.Sprintf("stop (%v at %d vs %v at %d)", ra, a.ICount(), rb, b.ICount()))
-		}
-		if len(diff) > 0 {
-			return ra, &Divergence{ICount: a.ICount(), Components: diff, LastEqual: last}, at
-		}
-		last = a.ICount()
-		if ra != StopLimit || (limit != 0 && at >= limit) {
-			return ra, nil, at
-		}
-	}
+// insnText disassembles raw bits for a divergence report.
+func insnText(raw uint32, pc uint64) string {
+	return strings.ReplaceAll(isa.Disasm(isa.Decode(raw), pc), "\t", " ")
 }
