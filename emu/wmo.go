@@ -312,6 +312,17 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			}
 		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
 			r = h.wmoStoreRelease(vpc, o, i) // zalasr.go
+		case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
+			isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
+			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
+			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
+			if !h.wmoAtomicMayPass(o) {
+				h.wmoSettle()
+			}
+			// Performed in place, in shared memory; the block ends
+			// after it.
+			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
@@ -360,6 +371,51 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		h.pc = vpc + b.size
 	}
 	return n
+}
+
+// wmoAtomicMayPass reports whether the AMO, LR or SC o may be performed
+// with the hart's pending accesses left pending: performed in shared
+// memory at once, it becomes visible before the earlier plain stores
+// still buffered, and the earlier deferred loads resolve after it. RVWMO
+// allows that for accesses to other bytes unless something orders them:
+// o's release bit (rule 6; with aq too, rule 7), a buffered
+// store-release (rule 7 against an acquire, kept simple: any), a fence
+// w,w since a buffered store (its barrier generation, rule 4), and
+// loads a control dependency or a fence r,w orders before later stores
+// (ctrl: rules 11 and 4). Dependencies through registers were resolved
+// when o named them. Where o's bytes overlap a pending access (rules 1
+// and 2 and the hart's own stores it must read), or its address would
+// trap or is not plain RAM, the hart settles first, as for every other
+// access it does not model.
+func (h *Hart) wmoAtomicMayPass(o *op) bool {
+	w := h.w
+	if o.raw>>25&1 != 0 || w.ctrl != 0 || (w.ns == 0 && w.nl == 0) {
+		return w.ns == 0 && w.nl == 0
+	}
+	size := 4
+	if o.raw>>12&7 == 3 {
+		size = 8
+	}
+	va := h.x[o.rs1]
+	if va&uint64(size-1) != 0 {
+		return false // a misaligned atomic traps
+	}
+	pa, ok := h.wmoTranslate(va, size, accStore)
+	if !ok {
+		return false
+	}
+	for k := 0; k < w.ns; k++ {
+		e := &w.st[k]
+		if e.rel || e.gen != w.gen || overlaps(e.pa, int(e.size), pa, size) {
+			return false
+		}
+	}
+	for k := 0; k < w.nl; k++ {
+		if l := &w.ld[k]; overlaps(l.pa, int(l.size), pa, size) {
+			return false
+		}
+	}
+	return true
 }
 
 // isBranch reports whether k is a conditional branch.
