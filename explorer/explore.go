@@ -1,14 +1,17 @@
 package explorer
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"everett/emu"
+	"everett/internal/buildinfo"
+	"everett/internal/pool"
 )
 
 // Options bound and direct a search.
@@ -120,8 +123,11 @@ type outcome struct {
 	u         *Universe
 	err       error
 	cancelled bool
-	elapsed   time.Duration
-	ended     time.Time // when the universe ended
+	// bug, when set, is the failure of a universe that panicked (a bug
+	// in everett); u is then nil.
+	bug     *Report
+	elapsed time.Duration
+	ended   time.Time // when the universe ended
 }
 
 // Explore runs a search and returns what it found. Results depend only on
@@ -152,15 +158,15 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	global := st.global
 
 	// The wall-time budget: when it is spent, a timer sets wallFlag (the
-	// boot, which runs on this goroutine, checks it) and closes wallDone
-	// (the batches wait on it).
+	// boot, which runs on this goroutine, checks it) and cancels wallCtx
+	// (the batches run under it).
 	var wallFlag atomic.Bool
-	var wallDone chan struct{}
+	wallCtx, wallCancel := context.WithCancelCause(context.Background())
+	defer wallCancel(nil)
 	if wall > 0 {
-		wallDone = make(chan struct{})
 		timer := time.AfterFunc(wall, func() {
 			wallFlag.Store(true)
-			close(wallDone)
+			wallCancel(errWallSpent)
 		})
 		defer timer.Stop()
 	}
@@ -186,27 +192,11 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	addJIT(&res.JIT, boot.JIT)
 	global.merge(boot.cov) // the boot's edges are no news to any universe
 
-	jobs := make(chan job)
-	results := make(chan outcome)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- runJob(spec, j, global, o.ConsoleDir)
-			}
-		}()
-	}
-	defer func() {
-		close(jobs)
-		wg.Wait()
-	}()
-
+	run := &runner{spec: spec, seed: o.Seed, global: global, consoleDir: o.ConsoleDir, workers: workers, wall: wallCtx}
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
 	wallSpent := boot.cancelled
 	if o.Share != nil {
-		spent, err := st.shared(boot, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
+		spent, err := st.shared(boot, run, &wallFlag, wallSpent, n, wall)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +215,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 			end = min(end, n)
 		}
 		batch := planBatch(spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
-		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
+		outs, failAt, spent := run.batch(batch, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
 		for k, r := range outs {
@@ -277,6 +267,9 @@ type search struct {
 func (st *search) take(r outcome) *Report {
 	u, res, o := r.u, st.res, st.o
 	res.Universes++
+	if r.bug != nil {
+		return st.failed(r, r.bug)
+	}
 	res.ICount += u.ICount()
 	addJIT(&res.JIT, u.JITStats())
 	st.global.merge(u.cov)
@@ -290,12 +283,19 @@ func (st *search) take(r outcome) *Report {
 	if u.failure == nil {
 		return nil
 	}
-	sig := u.failure.Signature()
-	if st.seen[sig] {
+	if st.seen[u.failure.Signature()] {
 		return nil
 	}
-	st.seen[sig] = true
-	rep := newReport(st.spec, o.Seed, r.job.index, u)
+	return st.failed(r, newReport(st.spec, o.Seed, r.job.index, u))
+}
+
+// failed records a failure whose signature is new and returns its report.
+func (st *search) failed(r outcome, rep *Report) *Report {
+	res, o := st.res, st.o
+	if st.seen[rep.Signature] {
+		return nil
+	}
+	st.seen[rep.Signature] = true
 	res.Failures = append(res.Failures, rep)
 	if res.FirstFailure == nil {
 		res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
@@ -360,51 +360,74 @@ func planBatch(spec *Spec, seed uint64, base, end int, ctl *emu.PRNG, corpus []*
 	return batch
 }
 
-// collectBatch hands a batch to the workers and gathers its outcomes, in
-// universe order. When wallDone closes, it cancels every universe of the
-// batch; with stopOnFailure, a failure cancels the universes after it.
-// Cancelled universes still come back (at once), so that the batch is
-// always gathered whole and no worker is left waiting. It returns the
-// outcomes, the position of the first failing universe (len(batch) when
-// none, or without stopOnFailure), and whether wallDone closed.
-func collectBatch(batch []job, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
-	go func() {
-		for _, j := range batch {
-			jobs <- j
-		}
-	}()
-	base := batch[0].index
-	outs = make([]outcome, len(batch))
-	failAt = len(batch)
-	cancelFrom := func(k int) {
-		for _, j := range batch[k:] {
-			j.cancel.Store(true)
-		}
-	}
-	for got := 0; got < len(batch); {
-		select {
-		case r := <-results:
-			got++
-			k := r.job.index - base
-			outs[k] = r
-			switch {
-			case r.err != nil:
-				cancelFrom(0) // the search ends with the error
-			case stopOnFailure && !r.cancelled && r.u.failure != nil && k < failAt:
-				failAt = k
-				cancelFrom(k + 1)
-			}
-		case <-wallDone:
-			wallDone, wallSpent = nil, true // a nil channel: not again
-			cancelFrom(0)
-		}
-	}
-	return outs, failAt, wallSpent
+// errWallSpent is the cause of a search's cancellation when its wall-time
+// budget is spent.
+var errWallSpent = errors.New("the wall-time budget is spent")
+
+// runner runs batches of universes on a pool of workers.
+type runner struct {
+	spec       *Spec
+	seed       uint64 // the search's root seed (for reports)
+	global     *Seen
+	consoleDir string
+	workers    int
+	wall       context.Context // cancelled when the wall-time budget is spent
 }
 
-// runJob runs one universe to its end, or until it is cancelled.
-func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
+// batch runs a batch on the pool and gathers its outcomes, in universe
+// order. When the wall-time budget is spent, it cancels every universe of
+// the batch; with stopOnFailure, a failure cancels the universes after
+// it. Cancelled universes still come back, so the batch is always
+// gathered whole. A universe that panics (a bug in everett) comes back as
+// a failure of kind KindEverettBug. It returns the outcomes, the position
+// of the first failing universe (len(batch) when none, or without
+// stopOnFailure), and whether the wall-time budget was spent.
+func (rn *runner) batch(batch []job, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
+	ctx, cancel := context.WithCancel(rn.wall)
+	defer cancel()
+	outs = make([]outcome, len(batch))
+	failAt = len(batch)
+	// built[k] is universe k once built: what a panic's report is made of.
+	built := make([]*Universe, len(batch))
+	_ = pool.Run(ctx, rn.workers, len(batch), func(ctx context.Context, k int) (outcome, error) {
+		return rn.runJob(ctx, batch[k], &built[k]), nil
+	}, func(k int, r outcome, err error) error {
+		if err != nil {
+			var pe *pool.PanicError
+			if !errors.As(err, &pe) {
+				// Not started: the batch was cancelled first.
+				r = outcome{job: batch[k], cancelled: true, ended: time.Now()}
+			} else {
+				r = outcome{job: batch[k], bug: bugReport(rn.spec, rn.seed, batch[k], built[k], pe), ended: time.Now()}
+			}
+		}
+		outs[k] = r
+		switch {
+		case r.err != nil:
+			cancel() // the search ends with the error
+		case stopOnFailure && !r.cancelled && r.failed() && k < failAt:
+			failAt = k
+			cancel() // every universe before k has come back
+		}
+		return nil
+	})
+	return outs, failAt, rn.wall.Err() != nil
+}
+
+// failed reports whether the universe failed.
+func (r *outcome) failed() bool { return r.bug != nil || r.u != nil && r.u.failure != nil }
+
+// testHookUniverse, when set (tests), is called with every universe of a
+// search just before it runs.
+var testHookUniverse func(index int, u *Universe)
+
+// runJob runs one universe to its end, or until it is cancelled (ctx is
+// done). It keeps *built at the universe once built.
+func (rn *runner) runJob(ctx context.Context, j job, built **Universe) outcome {
+	spec, global, consoleDir := rn.spec, rn.global, rn.consoleDir
 	start := time.Now()
+	stop := context.AfterFunc(ctx, func() { j.cancel.Store(true) })
+	defer stop()
 	if j.cancel.Load() {
 		return outcome{job: j, cancelled: true, ended: start}
 	}
@@ -446,7 +469,11 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	if err != nil {
 		return outcome{job: j, err: err}
 	}
+	*built = u
 	u.setCancel(j.cancel)
+	if testHookUniverse != nil {
+		testHookUniverse(j.index, u)
+	}
 	u.runTo(0)
 	for _, l := range logs {
 		l.Close()
@@ -478,4 +505,43 @@ func (u *Universe) release(hash bool) {
 		n.b = nil
 		n.down = true
 	}
+}
+
+// KindEverettBug is the failure kind of a universe that panicked: a bug in
+// everett, not in the guest. Its report replays the universe (which
+// panics again) from its fork path.
+const KindEverettBug = "everett bug"
+
+// bugReport is the report of job j's universe, which panicked; u is the
+// universe if it was built before the panic.
+func bugReport(s *Spec, root uint64, j job, u *Universe, pe *pool.PanicError) *Report {
+	r := &Report{
+		Format:   ReportFormat,
+		Version:  buildinfo.Version(),
+		Machine:  emu.MachineVersion,
+		Failure:  Failure{Kind: KindEverettBug, Message: fmt.Sprint(pe.Value), Stack: string(pe.Stack)},
+		Spec:     ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)},
+		RootSeed: root,
+		Universe: j.index,
+		Path:     jobPath(j),
+	}
+	if u != nil {
+		r.Path = append([]Fork(nil), u.path...)
+		r.Decisions = append([]Decision(nil), u.decisions...)
+	}
+	r.Signature = r.Failure.Signature()
+	r.Plan = r.derivedPlan(r.spec())
+	return r
+}
+
+// jobPath is the fork path job j's universe starts with.
+func jobPath(j job) []Fork {
+	from, plan := j.parent, ""
+	if from == nil || from.lazy != nil {
+		from, plan = j.boot, PlanSeed
+	}
+	if from == nil {
+		return []Fork{{Seed: j.seed}}
+	}
+	return append(append([]Fork(nil), from.Path...), Fork{At: from.T, Seed: j.seed, Plan: plan})
 }

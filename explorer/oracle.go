@@ -28,6 +28,8 @@ type Failure struct {
 	// workload (exit, signal, deadlock, init): the process, its last
 	// output, and for a deadlock where each thread waits.
 	Process *sdk.Event `json:"process,omitempty"`
+	// Stack is where everett panicked, for KindEverettBug failures.
+	Stack string `json:"stack,omitempty"`
 }
 
 // Signature identifies a failure for deduplication: the same bug found by

@@ -403,12 +403,14 @@ func newReplayCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			out := cmd.OutOrStdout()
-			if snapOut != "" {
+			if snapOut != "" && res.Universe == nil {
+				fmt.Fprintln(out, "no snapshot: everett panicked in the universe")
+			} else if snapOut != "" {
 				if err := saveReplaySnapshots(out, res.Universe, snapOut); err != nil {
 					return fmt.Errorf("--snapshot-out: %w", err)
 				}
 			}
-			if traceWindow > 0 {
+			if traceWindow > 0 && res.Universe != nil {
 				steps, err := explorer.TraceWindow(r, res.ICount, traceWindow)
 				if err != nil {
 					return usageErr("%v", err)
