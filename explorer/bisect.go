@@ -60,14 +60,14 @@ func Bisect(r *Report, o BisectOptions) (*BisectResult, error) {
 	sig := r.Signature
 	watch := func(u *Universe) {
 		if p.kind == "console" {
-			u.consoleWatch = p.re
+			u.watch.console = p.re
 		}
 		if p.kind == "pc" {
 			u.setBreakpoint(p.node, p.addr)
 		}
 		if p.kind == "trap" {
 			w := p.trap
-			u.trapWatch = &w
+			u.watch.trap = &w
 		}
 	}
 	watch(rp.u)
@@ -171,7 +171,7 @@ func (rp *replayer) scan(p *Predicate, sig string, until uint64) (uint64, bool) 
 				nd.b.Tracer = func(*emu.Hart, uint64, uint32, bool) {
 					if !hit && p.holds(u, sig) {
 						hit, at = true, u.ICount()
-						u.breakHit = true
+						rp.w.breakHit = true
 						u.stopAll()
 					}
 				}

@@ -176,8 +176,8 @@ func (c *consoleTap) check() {
 	if len(c.line) == 0 {
 		return
 	}
-	if w := c.u.consoleWatch; w != nil && w.Match(c.line) {
-		c.u.consoleHit = true
+	if w := c.u.watch; w != nil && w.console != nil && w.console.Match(c.line) {
+		w.consoleHit = true
 	}
 	for _, p := range c.u.console {
 		if p.re.Match(c.line) {

@@ -168,9 +168,9 @@ func (p *Predicate) holds(u *Universe, sig string) bool {
 	case "failure":
 		return u.failure != nil && (sig == "" || u.failure.Signature() == sig)
 	case "console":
-		return u.consoleHit
+		return u.watch != nil && u.watch.consoleHit
 	case "trap":
-		return u.trapHit
+		return u.watch != nil && u.watch.trapHit
 	case "pc":
 		if n.b == nil || n.down {
 			return false

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"maps"
+	"regexp"
 
 	"everett/emu"
 	"everett/hw"
@@ -13,7 +14,36 @@ type replayer struct {
 	r    *Report
 	spec *Spec
 	u    *Universe
-	next int // index of the next fork in r.Path
+	next int    // index of the next fork in r.Path
+	w    *watch // what it watches for: every universe it builds has it
+}
+
+// watch is what a replayer watches for in its universe: bisection's
+// predicate (a console pattern, a trap; a breakpoint is set on the
+// machine) and a debugger's stop conditions. A universe of a search has
+// none. The run loop, the console and the trap observer of the universe
+// set the hits.
+type watch struct {
+	console    *regexp.Regexp // a console line matching it sets consoleHit
+	consoleHit bool
+	trap       *trapWatch // a trap matching it sets trapHit
+	trapHit    bool
+	// breakHit says the last advance stopped at a breakpoint or a
+	// debugger's condition, breakReason why.
+	breakHit    bool
+	breakReason emu.StopReason
+	// A debugger's stop conditions (timeline.go), attached to node
+	// dbgNode's machine whenever it is built.
+	dbg     *emu.Debug
+	dbgNode int
+}
+
+// replayerOf makes a replayer of universe u, before fork next of r's path,
+// with nothing watched yet.
+func replayerOf(r *Report, s *Spec, u *Universe, next int) *replayer {
+	rp := &replayer{r: r, spec: s, u: u, next: next, w: &watch{}}
+	u.watch = rp.w
+	return rp
 }
 
 // newReplayer replays the report's universe from its start (instruction
@@ -37,7 +67,7 @@ func newReplayerSkip(r *Report, suppress []int, skip uint64, fork bool) (*replay
 	if e := cachedBoot(r, suppressSet(sup)); e != nil && e.snap.ICount <= skip {
 		u, err := fromBoot(s, e, suppressSet(sup))
 		if err == nil {
-			rp := &replayer{r: r, spec: s, u: u, next: 1}
+			rp := replayerOf(r, s, u, 1)
 			if fork {
 				u.forkAt(r.Path[1])
 				rp.next = 2
@@ -54,7 +84,7 @@ func newReplayerSkip(r *Report, suppress []int, skip uint64, fork bool) (*replay
 	if r.Path[0].Plan == PlanBoot {
 		replayBoots.Add(1)
 	}
-	return &replayer{r: r, spec: s, u: u, next: 1}, nil
+	return replayerOf(r, s, u, 1), nil
 }
 
 // ended reports whether the universe can go no further.
@@ -63,14 +93,14 @@ func (rp *replayer) ended() bool { return rp.u.failure != nil || rp.u.finished }
 // advance runs to instruction count n (or the universe's end).
 func (rp *replayer) advance(n uint64) {
 	u := rp.u
-	u.breakHit = false
-	for !rp.ended() && u.ICount() < n && !u.breakHit {
+	rp.w.breakHit = false
+	for !rp.ended() && u.ICount() < n && !rp.w.breakHit {
 		var stop uint64
 		if rp.next < len(rp.r.Path) {
 			stop = rp.r.Path[rp.next].At
 		}
 		u.runUntilCount(stop, n)
-		if rp.ended() || u.ICount() >= n || u.breakHit {
+		if rp.ended() || u.ICount() >= n || rp.w.breakHit {
 			return
 		}
 		if rp.next < len(rp.r.Path) && u.t >= rp.r.Path[rp.next].At {
@@ -104,9 +134,11 @@ func (rp *replayer) checkpoint() *checkpoint {
 	return &checkpoint{snap: rp.u.Snapshot("checkpoint"), next: rp.next, icount: rp.u.ICount(), fail: rp.u.failure, root: rp.u.root, fin: rp.u.finished}
 }
 
-// restore resumes from a checkpoint (no reseeding: the same future).
+// restore resumes from a checkpoint (no reseeding: the same future). The
+// watch keeps its patterns and the debugger; its hits start anew.
 func (rp *replayer) restore(c *checkpoint) error {
-	u, err := restoreUniverse(rp.spec, c.snap, restoreOpts{suppress: rp.u.suppress, dbg: rp.u.dbg, dbgNode: rp.u.dbgNode})
+	rp.w.consoleHit, rp.w.trapHit, rp.w.breakHit = false, false, false
+	u, err := restoreUniverse(rp.spec, c.snap, restoreOpts{suppress: rp.u.suppress, watch: rp.w})
 	if err != nil {
 		return err
 	}
@@ -118,8 +150,7 @@ func (rp *replayer) restore(c *checkpoint) error {
 // restoreOpts are the host-side settings of a restored universe.
 type restoreOpts struct {
 	suppress map[int]bool
-	dbg      *emu.Debug // attached to node dbgNode's machine
-	dbgNode  int
+	watch    *watch // a replayer's (a debugger's attached to its node)
 	echo     func(int) interface{ Write([]byte) (int, error) }
 	seen     *Seen
 	maxSnaps int
@@ -133,7 +164,7 @@ func restoreUniverse(spec *Spec, s *UniverseSnapshot, o restoreOpts) (*Universe,
 		progressAt: s.progressAt, liveStart: s.liveStart,
 		decisions: append([]Decision(nil), s.decisions...), nextDecision: s.next,
 		suppress: o.suppress, echo: o.echo, seen: o.seen, maxSnaps: o.maxSnaps,
-		dbg: o.dbg, dbgNode: o.dbgNode,
+		watch: o.watch,
 	}
 	u.setup()
 	u.sw = s.sw.clone(u)
