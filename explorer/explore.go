@@ -137,75 +137,110 @@ type outcome struct {
 // their end are each exactly what they are without a budget.
 func Explore(spec *Spec, o Options) (*Result, error) {
 	start := time.Now()
-	n := o.Universes
+	n, wall, workers := searchBounds(spec, o)
+	res := &Result{Engine: spec.engine}
+	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
+	wallCtx, wallFlag, stopWall := wallBudget(wall)
+	defer stopWall()
+
+	boot, err := st.boot(wallFlag)
+	if err != nil {
+		return nil, err
+	}
+	run := &runner{spec: spec, seed: o.Seed, global: st.global, consoleDir: o.ConsoleDir, workers: workers, wall: wallCtx}
+	res.Ended, res.Limit = "universes", fmt.Sprint(n)
+	wallSpent := boot.cancelled
+	if o.Share != nil {
+		wallSpent, err = st.shared(boot, run, wallFlag, wallSpent, n, wall)
+	} else {
+		wallSpent, err = st.local(boot, run, wallFlag, wallSpent, n, wall)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.finish(wallSpent, wall)
+	return res, nil
+}
+
+// searchBounds returns a search's budgets: the universes to run (0: no
+// bound), the wall time (0: none), and the workers.
+func searchBounds(spec *Spec, o Options) (n int, wall time.Duration, workers int) {
+	n = o.Universes
 	if n == 0 {
 		n = spec.Budgets.Universes
 	}
-	wall := o.Wall
+	wall = o.Wall
 	if wall == 0 {
 		wall = time.Duration(spec.Budgets.Wall)
 	}
 	if n == 0 && wall == 0 {
 		n = defaultUniverses
 	}
-	workers := o.Workers
+	workers = o.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	ctl := emu.NewPRNG(derive(o.Seed, 99))
-	res := &Result{Engine: spec.engine}
-	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
-	global := st.global
+	return n, wall, workers
+}
 
-	// The wall-time budget: when it is spent, a timer sets wallFlag (the
-	// boot, which runs on this goroutine, checks it) and cancels wallCtx
-	// (the batches run under it).
-	var wallFlag atomic.Bool
-	wallCtx, wallCancel := context.WithCancelCause(context.Background())
-	defer wallCancel(nil)
-	if wall > 0 {
-		timer := time.AfterFunc(wall, func() {
-			wallFlag.Store(true)
-			wallCancel(errWallSpent)
-		})
-		defer timer.Stop()
+// wallBudget starts the wall-time budget (none when wall is 0): when it is
+// spent, a timer sets the flag (the boot, which runs on the search's
+// goroutine, checks it) and cancels the context (the batches run under
+// it). stop ends the timer.
+func wallBudget(wall time.Duration) (ctx context.Context, flag *atomic.Bool, stop func()) {
+	flag = new(atomic.Bool)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if wall == 0 {
+		return ctx, flag, func() { cancel(nil) }
 	}
+	timer := time.AfterFunc(wall, func() {
+		flag.Store(true)
+		cancel(errWallSpent)
+	})
+	return ctx, flag, func() {
+		timer.Stop()
+		cancel(nil)
+	}
+}
 
-	// Boot once: root universes start from the setup snapshot.
-	var bootEcho func(int) interface{ Write([]byte) (int, error) }
-	var bootLogs []*consoleLog
-	if o.ConsoleDir != "" {
-		bootEcho = func(node int) interface{ Write([]byte) (int, error) } {
-			l := newConsoleLog(o.ConsoleDir, -1, node)
-			bootLogs = append(bootLogs, l)
+// boot boots once (root universes start from the setup snapshot), with
+// the boot's consoles in the console directory, and counts the boot in
+// the result: its JIT statistics, and its edges, which are no news to any
+// universe.
+func (st *search) boot(wallFlag *atomic.Bool) (*Boot, error) {
+	var echo func(int) io.Writer
+	var logs []*consoleLog
+	if dir := st.o.ConsoleDir; dir != "" {
+		echo = func(node int) io.Writer {
+			l := newConsoleLog(dir, -1, node)
+			logs = append(logs, l)
 			return l
 		}
 	}
-	boot, err := bootOnce(spec, bootEcho, &wallFlag)
-	for _, l := range bootLogs {
+	boot, err := bootOnce(st.spec, echo, wallFlag)
+	for _, l := range logs {
 		l.Close()
 	}
 	if err != nil {
 		return nil, err
 	}
-	res.Boot = boot
-	addJIT(&res.JIT, boot.JIT)
-	global.merge(boot.cov) // the boot's edges are no news to any universe
+	st.res.Boot = boot
+	addJIT(&st.res.JIT, boot.JIT)
+	st.global.merge(boot.cov)
+	return boot, nil
+}
 
-	run := &runner{spec: spec, seed: o.Seed, global: global, consoleDir: o.ConsoleDir, workers: workers, wall: wallCtx}
-	res.Ended, res.Limit = "universes", fmt.Sprint(n)
-	wallSpent := boot.cancelled
-	if o.Share != nil {
-		spent, err := st.shared(boot, run, &wallFlag, wallSpent, n, wall)
-		if err != nil {
-			return nil, err
-		}
-		wallSpent = spent
-	}
-	for base := 0; o.Share == nil && (n == 0 || base < n); base += batchSize {
+// local is the driver of a search of this process alone: it plans and
+// runs batches of universes until n are counted (0: no bound), the
+// wall-time budget is spent, or (StopOnFailure) a universe fails, and
+// takes their outcomes in universe order. It returns whether the
+// wall-time budget was spent.
+func (st *search) local(boot *Boot, run *runner, wallFlag *atomic.Bool, wallSpent bool, n int, wall time.Duration) (bool, error) {
+	o, res := st.o, st.res
+	ctl := emu.NewPRNG(derive(o.Seed, 99))
+	for base := 0; n == 0 || base < n; base += batchSize {
 		if wallSpent || wallFlag.Load() {
-			wallSpent = true
-			break
+			return true, nil
 		}
 		if o.StopOnFailure && len(res.Failures) > 0 {
 			break
@@ -214,13 +249,13 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		if n > 0 {
 			end = min(end, n)
 		}
-		batch := planBatch(spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
+		batch := planBatch(st.spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
 		outs, failAt, spent := run.batch(batch, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
 		for k, r := range outs {
 			if r.err != nil {
-				return nil, fmt.Errorf("universe %d: %w", r.job.index, r.err)
+				return wallSpent, fmt.Errorf("universe %d: %w", r.job.index, r.err)
 			}
 			if r.cancelled || k > failAt {
 				res.Cancelled++
@@ -230,6 +265,12 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		}
 		st.progress(n, wall)
 	}
+	return wallSpent, nil
+}
+
+// finish says which budget ended the search and completes the result.
+func (st *search) finish(wallSpent bool, wall time.Duration) {
+	o, res := st.o, st.res
 	switch {
 	case o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed):
 		res.Ended, res.Limit = "failure", "the first"
@@ -240,8 +281,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		fmt.Fprintln(o.Progress)
 	}
 	res.Assertions = st.cat.list()
-	res.Elapsed = time.Since(start)
-	return res, nil
+	res.Elapsed = time.Since(st.start)
 }
 
 // search is the state of a search that its driver keeps between batches.
@@ -434,7 +474,7 @@ func (rn *runner) runJob(ctx context.Context, j job, built **Universe) outcome {
 	var u *Universe
 	var err error
 	var logs []*consoleLog
-	echo := func(node int) interface{ Write([]byte) (int, error) } {
+	echo := func(node int) io.Writer {
 		l := newConsoleLog(consoleDir, j.index, node)
 		logs = append(logs, l)
 		return l

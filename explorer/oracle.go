@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"sort"
@@ -146,7 +147,7 @@ type consoleTap struct {
 	tail  []byte // the last consoleTailBytes bytes
 	line  []byte // the current line, at most consoleLineMax bytes
 	bytes uint64 // total bytes written
-	echo  interface{ Write([]byte) (int, error) }
+	echo  io.Writer
 }
 
 func (c *consoleTap) Write(p []byte) (int, error) {

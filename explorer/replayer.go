@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"io"
 	"maps"
 	"regexp"
 
@@ -151,7 +152,7 @@ func (rp *replayer) restore(c *checkpoint) error {
 type restoreOpts struct {
 	suppress map[int]bool
 	watch    *watch // a replayer's (a debugger's attached to its node)
-	echo     func(int) interface{ Write([]byte) (int, error) }
+	echo     func(int) io.Writer
 	seen     *Seen
 	maxSnaps int
 }

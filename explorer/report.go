@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -266,7 +267,7 @@ type ReplayOptions struct {
 	// to the end).
 	Until uint64
 	// Echo gives each node's console to a writer as it is produced.
-	Echo func(node int) interface{ Write([]byte) (int, error) }
+	Echo func(node int) io.Writer
 	// Suppress replays with these decisions suppressed (shrinking).
 	Suppress []int
 }
@@ -436,7 +437,7 @@ func Replay(r *Report, o ReplayOptions) (res *ReplayResult, err error) {
 }
 
 // newUniverseEcho is newUniverse with console echo and suppressed decisions.
-func newUniverseEcho(s *Spec, root Fork, echo func(int) interface{ Write([]byte) (int, error) }, suppress []int) (*Universe, error) {
+func newUniverseEcho(s *Spec, root Fork, echo func(int) io.Writer, suppress []int) (*Universe, error) {
 	u, err := newUniverseWith(s, root, nil, func(u *Universe) {
 		u.echo = echo
 		u.maxSnaps = 0

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"io"
 	"sync/atomic"
 
 	"everett/emu"
@@ -113,7 +114,7 @@ type Universe struct {
 	wantSnap []string
 	snaps    []*UniverseSnapshot
 	maxSnaps int
-	echo     func(node int) interface{ Write([]byte) (int, error) }
+	echo     func(node int) io.Writer
 
 	// watch is what a replayer watches for (replayer.go): nil in a
 	// search.

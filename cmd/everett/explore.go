@@ -396,7 +396,7 @@ func newReplayCmd() *cobra.Command {
 			useBootCache(bootCache, cmd.ErrOrStderr())
 			o := explorer.ReplayOptions{Until: until}
 			if console {
-				o.Echo = func(node int) interface{ Write([]byte) (int, error) } { return cmd.OutOrStdout() }
+				o.Echo = func(node int) io.Writer { return cmd.OutOrStdout() }
 			}
 			res, err := explorer.Replay(r, o)
 			if err != nil {
