@@ -444,6 +444,9 @@ func newReplayCmd() *cobra.Command {
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
 				printProcess(out, res.Failure)
 				printRootTrap(out, res.RootTrap, args[0])
+				if res.Failure.Stack != "" { // a bug in everett: where it panicked
+					fmt.Fprintf(out, "  everett panicked:\n%s\n", res.Failure.Stack)
+				}
 			default:
 				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
 					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
