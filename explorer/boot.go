@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -51,13 +52,13 @@ func (b *Boot) String() string {
 // point off it returns an empty Boot; when the boot fails, finishes or
 // spends its budget before the setup point, a Boot without a snapshot that
 // says why. echo, when set, receives the boot's consoles.
-func BootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, error) }) (*Boot, error) {
+func BootOnce(spec *Spec, echo func(node int) io.Writer) (*Boot, error) {
 	return bootOnce(spec, echo, nil)
 }
 
 // bootOnce is BootOnce that stops, without a snapshot, once cancel (when
 // set) is true: a search whose wall-time budget is spent during the boot.
-func bootOnce(spec *Spec, echo func(node int) interface{ Write([]byte) (int, error) }, cancel *atomic.Bool) (*Boot, error) {
+func bootOnce(spec *Spec, echo func(node int) io.Writer, cancel *atomic.Bool) (*Boot, error) {
 	b := &Boot{}
 	if spec.Setup.At == "" || spec.Setup.At == SetupOff {
 		return b, nil

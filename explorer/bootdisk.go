@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"everett/emu"
+	"everett/internal/buildinfo"
 	"everett/snapshot"
 )
 
@@ -63,7 +64,7 @@ func everettID() string {
 		return bootDisk.self
 	}
 	h := sha256.New()
-	h.Write([]byte(Version()))
+	h.Write([]byte(buildinfo.Version()))
 	if exe, err := os.Executable(); err == nil {
 		if f, err := os.Open(exe); err == nil {
 			io.Copy(h, f)

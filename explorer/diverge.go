@@ -68,7 +68,7 @@ func Diverge(r *Report, other uint64, until uint64) (*enginecheck.Divergence, er
 			return nil, err
 		}
 		u.forkAt(Fork{Seed: seed, Plan: last.Plan})
-		return &replayer{r: r, spec: base.spec, u: u, next: len(r.Path)}, nil
+		return replayerOf(r, base.spec, u, len(r.Path)), nil
 	}
 	a, err := mk(last.Seed)
 	if err != nil {

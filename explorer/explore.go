@@ -1,14 +1,17 @@
 package explorer
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"everett/emu"
+	"everett/internal/buildinfo"
+	"everett/internal/pool"
 )
 
 // Options bound and direct a search.
@@ -120,8 +123,11 @@ type outcome struct {
 	u         *Universe
 	err       error
 	cancelled bool
-	elapsed   time.Duration
-	ended     time.Time // when the universe ended
+	// bug, when set, is the failure of a universe that panicked (a bug
+	// in everett); u is then nil.
+	bug     *Report
+	elapsed time.Duration
+	ended   time.Time // when the universe ended
 }
 
 // Explore runs a search and returns what it found. Results depend only on
@@ -131,91 +137,110 @@ type outcome struct {
 // their end are each exactly what they are without a budget.
 func Explore(spec *Spec, o Options) (*Result, error) {
 	start := time.Now()
-	n := o.Universes
+	n, wall, workers := searchBounds(spec, o)
+	res := &Result{Engine: spec.engine}
+	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
+	wallCtx, wallFlag, stopWall := wallBudget(wall)
+	defer stopWall()
+
+	boot, err := st.boot(wallFlag)
+	if err != nil {
+		return nil, err
+	}
+	run := &runner{spec: spec, seed: o.Seed, global: st.global, consoleDir: o.ConsoleDir, workers: workers, wall: wallCtx}
+	res.Ended, res.Limit = "universes", fmt.Sprint(n)
+	wallSpent := boot.cancelled
+	if o.Share != nil {
+		wallSpent, err = st.shared(boot, run, wallFlag, wallSpent, n, wall)
+	} else {
+		wallSpent, err = st.local(boot, run, wallFlag, wallSpent, n, wall)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.finish(wallSpent, wall)
+	return res, nil
+}
+
+// searchBounds returns a search's budgets: the universes to run (0: no
+// bound), the wall time (0: none), and the workers.
+func searchBounds(spec *Spec, o Options) (n int, wall time.Duration, workers int) {
+	n = o.Universes
 	if n == 0 {
 		n = spec.Budgets.Universes
 	}
-	wall := o.Wall
+	wall = o.Wall
 	if wall == 0 {
 		wall = time.Duration(spec.Budgets.Wall)
 	}
 	if n == 0 && wall == 0 {
 		n = defaultUniverses
 	}
-	workers := o.Workers
+	workers = o.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	ctl := emu.NewPRNG(derive(o.Seed, 99))
-	res := &Result{Engine: spec.engine}
-	st := &search{spec: spec, o: o, res: res, global: newSeen(spec), seen: map[string]bool{}, start: start}
-	global := st.global
+	return n, wall, workers
+}
 
-	// The wall-time budget: when it is spent, a timer sets wallFlag (the
-	// boot, which runs on this goroutine, checks it) and closes wallDone
-	// (the batches wait on it).
-	var wallFlag atomic.Bool
-	var wallDone chan struct{}
-	if wall > 0 {
-		wallDone = make(chan struct{})
-		timer := time.AfterFunc(wall, func() {
-			wallFlag.Store(true)
-			close(wallDone)
-		})
-		defer timer.Stop()
+// wallBudget starts the wall-time budget (none when wall is 0): when it is
+// spent, a timer sets the flag (the boot, which runs on the search's
+// goroutine, checks it) and cancels the context (the batches run under
+// it). stop ends the timer.
+func wallBudget(wall time.Duration) (ctx context.Context, flag *atomic.Bool, stop func()) {
+	flag = new(atomic.Bool)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if wall == 0 {
+		return ctx, flag, func() { cancel(nil) }
 	}
+	timer := time.AfterFunc(wall, func() {
+		flag.Store(true)
+		cancel(errWallSpent)
+	})
+	return ctx, flag, func() {
+		timer.Stop()
+		cancel(nil)
+	}
+}
 
-	// Boot once: root universes start from the setup snapshot.
-	var bootEcho func(int) interface{ Write([]byte) (int, error) }
-	var bootLogs []*consoleLog
-	if o.ConsoleDir != "" {
-		bootEcho = func(node int) interface{ Write([]byte) (int, error) } {
-			l := newConsoleLog(o.ConsoleDir, -1, node)
-			bootLogs = append(bootLogs, l)
+// boot boots once (root universes start from the setup snapshot), with
+// the boot's consoles in the console directory, and counts the boot in
+// the result: its JIT statistics, and its edges, which are no news to any
+// universe.
+func (st *search) boot(wallFlag *atomic.Bool) (*Boot, error) {
+	var echo func(int) io.Writer
+	var logs []*consoleLog
+	if dir := st.o.ConsoleDir; dir != "" {
+		echo = func(node int) io.Writer {
+			l := newConsoleLog(dir, -1, node)
+			logs = append(logs, l)
 			return l
 		}
 	}
-	boot, err := bootOnce(spec, bootEcho, &wallFlag)
-	for _, l := range bootLogs {
+	boot, err := bootOnce(st.spec, echo, wallFlag)
+	for _, l := range logs {
 		l.Close()
 	}
 	if err != nil {
 		return nil, err
 	}
-	res.Boot = boot
-	addJIT(&res.JIT, boot.JIT)
-	global.merge(boot.cov) // the boot's edges are no news to any universe
+	st.res.Boot = boot
+	addJIT(&st.res.JIT, boot.JIT)
+	st.global.merge(boot.cov)
+	return boot, nil
+}
 
-	jobs := make(chan job)
-	results := make(chan outcome)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- runJob(spec, j, global, o.ConsoleDir)
-			}
-		}()
-	}
-	defer func() {
-		close(jobs)
-		wg.Wait()
-	}()
-
-	res.Ended, res.Limit = "universes", fmt.Sprint(n)
-	wallSpent := boot.cancelled
-	if o.Share != nil {
-		spent, err := st.shared(boot, jobs, results, wallDone, &wallFlag, wallSpent, n, wall)
-		if err != nil {
-			return nil, err
-		}
-		wallSpent = spent
-	}
-	for base := 0; o.Share == nil && (n == 0 || base < n); base += batchSize {
+// local is the driver of a search of this process alone: it plans and
+// runs batches of universes until n are counted (0: no bound), the
+// wall-time budget is spent, or (StopOnFailure) a universe fails, and
+// takes their outcomes in universe order. It returns whether the
+// wall-time budget was spent.
+func (st *search) local(boot *Boot, run *runner, wallFlag *atomic.Bool, wallSpent bool, n int, wall time.Duration) (bool, error) {
+	o, res := st.o, st.res
+	ctl := emu.NewPRNG(derive(o.Seed, 99))
+	for base := 0; n == 0 || base < n; base += batchSize {
 		if wallSpent || wallFlag.Load() {
-			wallSpent = true
-			break
+			return true, nil
 		}
 		if o.StopOnFailure && len(res.Failures) > 0 {
 			break
@@ -224,13 +249,13 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		if n > 0 {
 			end = min(end, n)
 		}
-		batch := planBatch(spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
-		outs, failAt, spent := collectBatch(batch, jobs, results, wallDone, o.StopOnFailure)
+		batch := planBatch(st.spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
+		outs, failAt, spent := run.batch(batch, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
 		for k, r := range outs {
 			if r.err != nil {
-				return nil, fmt.Errorf("universe %d: %w", r.job.index, r.err)
+				return wallSpent, fmt.Errorf("universe %d: %w", r.job.index, r.err)
 			}
 			if r.cancelled || k > failAt {
 				res.Cancelled++
@@ -240,6 +265,12 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		}
 		st.progress(n, wall)
 	}
+	return wallSpent, nil
+}
+
+// finish says which budget ended the search and completes the result.
+func (st *search) finish(wallSpent bool, wall time.Duration) {
+	o, res := st.o, st.res
 	switch {
 	case o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed):
 		res.Ended, res.Limit = "failure", "the first"
@@ -250,8 +281,7 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 		fmt.Fprintln(o.Progress)
 	}
 	res.Assertions = st.cat.list()
-	res.Elapsed = time.Since(start)
-	return res, nil
+	res.Elapsed = time.Since(st.start)
 }
 
 // search is the state of a search that its driver keeps between batches.
@@ -277,6 +307,9 @@ type search struct {
 func (st *search) take(r outcome) *Report {
 	u, res, o := r.u, st.res, st.o
 	res.Universes++
+	if r.bug != nil {
+		return st.failed(r, r.bug)
+	}
 	res.ICount += u.ICount()
 	addJIT(&res.JIT, u.JITStats())
 	st.global.merge(u.cov)
@@ -290,12 +323,19 @@ func (st *search) take(r outcome) *Report {
 	if u.failure == nil {
 		return nil
 	}
-	sig := u.failure.Signature()
-	if st.seen[sig] {
+	if st.seen[u.failure.Signature()] {
 		return nil
 	}
-	st.seen[sig] = true
-	rep := newReport(st.spec, o.Seed, r.job.index, u)
+	return st.failed(r, newReport(st.spec, o.Seed, r.job.index, u))
+}
+
+// failed records a failure whose signature is new and returns its report.
+func (st *search) failed(r outcome, rep *Report) *Report {
+	res, o := st.res, st.o
+	if st.seen[rep.Signature] {
+		return nil
+	}
+	st.seen[rep.Signature] = true
 	res.Failures = append(res.Failures, rep)
 	if res.FirstFailure == nil {
 		res.FirstFailure = &FirstFailure{Universe: rep.Universe, Signature: rep.Signature,
@@ -360,58 +400,81 @@ func planBatch(spec *Spec, seed uint64, base, end int, ctl *emu.PRNG, corpus []*
 	return batch
 }
 
-// collectBatch hands a batch to the workers and gathers its outcomes, in
-// universe order. When wallDone closes, it cancels every universe of the
-// batch; with stopOnFailure, a failure cancels the universes after it.
-// Cancelled universes still come back (at once), so that the batch is
-// always gathered whole and no worker is left waiting. It returns the
-// outcomes, the position of the first failing universe (len(batch) when
-// none, or without stopOnFailure), and whether wallDone closed.
-func collectBatch(batch []job, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
-	go func() {
-		for _, j := range batch {
-			jobs <- j
-		}
-	}()
-	base := batch[0].index
-	outs = make([]outcome, len(batch))
-	failAt = len(batch)
-	cancelFrom := func(k int) {
-		for _, j := range batch[k:] {
-			j.cancel.Store(true)
-		}
-	}
-	for got := 0; got < len(batch); {
-		select {
-		case r := <-results:
-			got++
-			k := r.job.index - base
-			outs[k] = r
-			switch {
-			case r.err != nil:
-				cancelFrom(0) // the search ends with the error
-			case stopOnFailure && !r.cancelled && r.u.failure != nil && k < failAt:
-				failAt = k
-				cancelFrom(k + 1)
-			}
-		case <-wallDone:
-			wallDone, wallSpent = nil, true // a nil channel: not again
-			cancelFrom(0)
-		}
-	}
-	return outs, failAt, wallSpent
+// errWallSpent is the cause of a search's cancellation when its wall-time
+// budget is spent.
+var errWallSpent = errors.New("the wall-time budget is spent")
+
+// runner runs batches of universes on a pool of workers.
+type runner struct {
+	spec       *Spec
+	seed       uint64 // the search's root seed (for reports)
+	global     *Seen
+	consoleDir string
+	workers    int
+	wall       context.Context // cancelled when the wall-time budget is spent
 }
 
-// runJob runs one universe to its end, or until it is cancelled.
-func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
+// batch runs a batch on the pool and gathers its outcomes, in universe
+// order. When the wall-time budget is spent, it cancels every universe of
+// the batch; with stopOnFailure, a failure cancels the universes after
+// it. Cancelled universes still come back, so the batch is always
+// gathered whole. A universe that panics (a bug in everett) comes back as
+// a failure of kind KindEverettBug. It returns the outcomes, the position
+// of the first failing universe (len(batch) when none, or without
+// stopOnFailure), and whether the wall-time budget was spent.
+func (rn *runner) batch(batch []job, stopOnFailure bool) (outs []outcome, failAt int, wallSpent bool) {
+	ctx, cancel := context.WithCancel(rn.wall)
+	defer cancel()
+	outs = make([]outcome, len(batch))
+	failAt = len(batch)
+	// built[k] is universe k once built: what a panic's report is made of.
+	built := make([]*Universe, len(batch))
+	_ = pool.Run(ctx, rn.workers, len(batch), func(ctx context.Context, k int) (outcome, error) {
+		return rn.runJob(ctx, batch[k], &built[k]), nil
+	}, func(k int, r outcome, err error) error {
+		if err != nil {
+			var pe *pool.PanicError
+			if !errors.As(err, &pe) {
+				// Not started: the batch was cancelled first.
+				r = outcome{job: batch[k], cancelled: true, ended: time.Now()}
+			} else {
+				r = outcome{job: batch[k], bug: bugReport(rn.spec, rn.seed, batch[k], built[k], pe), ended: time.Now()}
+			}
+		}
+		outs[k] = r
+		switch {
+		case r.err != nil:
+			cancel() // the search ends with the error
+		case stopOnFailure && !r.cancelled && r.failed() && k < failAt:
+			failAt = k
+			cancel() // every universe before k has come back
+		}
+		return nil
+	})
+	return outs, failAt, rn.wall.Err() != nil
+}
+
+// failed reports whether the universe failed.
+func (r *outcome) failed() bool { return r.bug != nil || r.u != nil && r.u.failure != nil }
+
+// testHookUniverse, when set (tests), is called with every universe of a
+// search just before it runs.
+var testHookUniverse func(index int, u *Universe)
+
+// runJob runs one universe to its end, or until it is cancelled (ctx is
+// done). It keeps *built at the universe once built.
+func (rn *runner) runJob(ctx context.Context, j job, built **Universe) outcome {
+	spec, global, consoleDir := rn.spec, rn.global, rn.consoleDir
 	start := time.Now()
+	stop := context.AfterFunc(ctx, func() { j.cancel.Store(true) })
+	defer stop()
 	if j.cancel.Load() {
 		return outcome{job: j, cancelled: true, ended: start}
 	}
 	var u *Universe
 	var err error
 	var logs []*consoleLog
-	echo := func(node int) interface{ Write([]byte) (int, error) } {
+	echo := func(node int) io.Writer {
 		l := newConsoleLog(consoleDir, j.index, node)
 		logs = append(logs, l)
 		return l
@@ -446,7 +509,11 @@ func runJob(spec *Spec, j job, global *Seen, consoleDir string) outcome {
 	if err != nil {
 		return outcome{job: j, err: err}
 	}
+	*built = u
 	u.setCancel(j.cancel)
+	if testHookUniverse != nil {
+		testHookUniverse(j.index, u)
+	}
 	u.runTo(0)
 	for _, l := range logs {
 		l.Close()
@@ -478,4 +545,43 @@ func (u *Universe) release(hash bool) {
 		n.b = nil
 		n.down = true
 	}
+}
+
+// KindEverettBug is the failure kind of a universe that panicked: a bug in
+// everett, not in the guest. Its report replays the universe (which
+// panics again) from its fork path.
+const KindEverettBug = "everett bug"
+
+// bugReport is the report of job j's universe, which panicked; u is the
+// universe if it was built before the panic.
+func bugReport(s *Spec, root uint64, j job, u *Universe, pe *pool.PanicError) *Report {
+	r := &Report{
+		Format:   ReportFormat,
+		Version:  buildinfo.Version(),
+		Machine:  emu.MachineVersion,
+		Failure:  Failure{Kind: KindEverettBug, Message: fmt.Sprint(pe.Value), Stack: string(pe.Stack)},
+		Spec:     ReportSpec{Spec: *s, Boards: s.nodes, Workload: workloadOrNil(s), SyncRanges: syncRangesOrNil(s)},
+		RootSeed: root,
+		Universe: j.index,
+		Path:     jobPath(j),
+	}
+	if u != nil {
+		r.Path = append([]Fork(nil), u.path...)
+		r.Decisions = append([]Decision(nil), u.decisions...)
+	}
+	r.Signature = r.Failure.Signature()
+	r.Plan = r.derivedPlan(r.spec())
+	return r
+}
+
+// jobPath is the fork path job j's universe starts with.
+func jobPath(j job) []Fork {
+	from, plan := j.parent, ""
+	if from == nil || from.lazy != nil {
+		from, plan = j.boot, PlanSeed
+	}
+	if from == nil {
+		return []Fork{{Seed: j.seed}}
+	}
+	return append(append([]Fork(nil), from.Path...), Fork{At: from.T, Seed: j.seed, Plan: plan})
 }

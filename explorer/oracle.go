@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"sort"
@@ -28,6 +29,8 @@ type Failure struct {
 	// workload (exit, signal, deadlock, init): the process, its last
 	// output, and for a deadlock where each thread waits.
 	Process *sdk.Event `json:"process,omitempty"`
+	// Stack is where everett panicked, for KindEverettBug failures.
+	Stack string `json:"stack,omitempty"`
 }
 
 // Signature identifies a failure for deduplication: the same bug found by
@@ -144,7 +147,7 @@ type consoleTap struct {
 	tail  []byte // the last consoleTailBytes bytes
 	line  []byte // the current line, at most consoleLineMax bytes
 	bytes uint64 // total bytes written
-	echo  interface{ Write([]byte) (int, error) }
+	echo  io.Writer
 }
 
 func (c *consoleTap) Write(p []byte) (int, error) {
@@ -174,8 +177,8 @@ func (c *consoleTap) check() {
 	if len(c.line) == 0 {
 		return
 	}
-	if w := c.u.consoleWatch; w != nil && w.Match(c.line) {
-		c.u.consoleHit = true
+	if w := c.u.watch; w != nil && w.console != nil && w.console.Match(c.line) {
+		w.consoleHit = true
 	}
 	for _, p := range c.u.console {
 		if p.re.Match(c.line) {

@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/internal/buildinfo"
 )
 
 // ReportFormat names the report format and its version.
@@ -64,7 +68,7 @@ type ReportSpec struct {
 func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 	r := &Report{
 		Format:     ReportFormat,
-		Version:    Version(),
+		Version:    buildinfo.Version(),
 		Machine:    emu.MachineVersion,
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
@@ -263,7 +267,7 @@ type ReplayOptions struct {
 	// to the end).
 	Until uint64
 	// Echo gives each node's console to a writer as it is produced.
-	Echo func(node int) interface{ Write([]byte) (int, error) }
+	Echo func(node int) io.Writer
 	// Suppress replays with these decisions suppressed (shrinking).
 	Suppress []int
 }
@@ -294,7 +298,7 @@ func (r *Report) checkMachine() error {
 		by = "an earlier version"
 	}
 	return fmt.Errorf("%w: it ran on machine version %d (%s), this everett (%s) emulates machine version %d (%s): it was written by everett %s, which can replay it",
-		ErrReportVersion, v, emu.MachineChange(v), Version(), emu.MachineVersion, emu.MachineChange(emu.MachineVersion), by)
+		ErrReportVersion, v, emu.MachineChange(v), buildinfo.Version(), emu.MachineVersion, emu.MachineChange(emu.MachineVersion), by)
 }
 
 // derivedPlan is the plan this everett draws along the report's fork path.
@@ -309,24 +313,76 @@ func (r *Report) derivedPlan(s *Spec) Plan {
 	return p
 }
 
+// checkPlan returns an error wrapping ErrReportVersion if the report's
+// plan is not the one this everett draws along its fork path: the report
+// was written by an everett that draws plans otherwise, and its universe
+// would not run again as it did. The error names both versions and the
+// first field of the plan that differs.
+func (r *Report) checkPlan(s *Spec) error {
+	p := r.derivedPlan(s)
+	if p == r.Plan {
+		return nil
+	}
+	by := r.Version
+	if by == "" {
+		by = "an earlier version"
+	}
+	field, have, want := planDiff(r.Plan, p)
+	return fmt.Errorf("%w: written by everett %s; this is %s; the plan differs at %s (the report's %v, this everett draws %v): everett %s can replay it",
+		ErrReportVersion, by, buildinfo.Version(), field, have, want, by)
+}
+
+// planDiff names the first field where plans a and b differ ("Sched.Depth")
+// and its two values.
+func planDiff(a, b Plan) (field string, av, bv any) {
+	var walk func(prefix string, x, y reflect.Value) bool
+	walk = func(prefix string, x, y reflect.Value) bool {
+		if x.Kind() != reflect.Struct {
+			if !x.Equal(y) {
+				field, av, bv = prefix, fmt.Sprint(x), fmt.Sprint(y)
+				return true
+			}
+			return false
+		}
+		for i := range x.NumField() {
+			name := x.Type().Field(i).Name
+			if prefix != "" {
+				name = prefix + "." + name
+			}
+			if walk(name, x.Field(i), y.Field(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	if !walk("", reflect.ValueOf(a), reflect.ValueOf(b)) {
+		return "no field", nil, nil
+	}
+	return field, av, bv
+}
+
 // Replay runs the report's universe again along its fork path. A report
 // whose plan is not the one this everett draws from its seeds (another
 // version wrote it) is an error wrapping ErrReportVersion.
-func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
+//
+// A universe that panics (a bug in everett) gives a result whose failure
+// is of kind KindEverettBug: reproduced when the report is of that failure.
+func Replay(r *Report, o ReplayOptions) (res *ReplayResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f := &Failure{Kind: KindEverettBug, Message: fmt.Sprint(p), Stack: string(debug.Stack())}
+			res, err = &ReplayResult{Failure: f, Reproduced: f.Signature() == r.Signature}, nil
+		}
+	}()
 	if err := r.checkMachine(); err != nil {
 		return nil, err
 	}
 	s := r.spec()
-	if p := r.derivedPlan(s); p != r.Plan {
-		by := r.Version
-		if by == "" {
-			by = "an earlier version"
-		}
-		return nil, fmt.Errorf("%w: its plan is not the one this everett (%s) draws from its seeds: it was written by everett %s, which can replay it", ErrReportVersion, Version(), by)
+	if err := r.checkPlan(s); err != nil {
+		return nil, err
 	}
 	sup := append(append([]int(nil), o.Suppress...), r.Suppressed...)
 	var u *Universe
-	var err error
 	// Start from the cached boot (bootcache.go) unless the consoles are
 	// echoed (the user sees the boot) or the replay stops before its end.
 	e := cachedBoot(r, suppressSet(sup))
@@ -344,6 +400,9 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if testHookUniverse != nil {
+		testHookUniverse(r.Universe, u)
 	}
 	for k := 1; k < len(r.Path); k++ {
 		if u.t < r.Path[k].At {
@@ -363,7 +422,7 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 	if u.failure == nil && !u.finished && (o.Until == 0 || u.ICount() < o.Until) {
 		u.runUntilCount(0, o.Until)
 	}
-	res := &ReplayResult{
+	res = &ReplayResult{
 		Failure:   u.failure,
 		RootTrap:  u.root,
 		ICount:    u.ICount(),
@@ -378,7 +437,7 @@ func Replay(r *Report, o ReplayOptions) (*ReplayResult, error) {
 }
 
 // newUniverseEcho is newUniverse with console echo and suppressed decisions.
-func newUniverseEcho(s *Spec, root Fork, echo func(int) interface{ Write([]byte) (int, error) }, suppress []int) (*Universe, error) {
+func newUniverseEcho(s *Spec, root Fork, echo func(int) io.Writer, suppress []int) (*Universe, error) {
 	u, err := newUniverseWith(s, root, nil, func(u *Universe) {
 		u.echo = echo
 		u.maxSnaps = 0

@@ -105,8 +105,10 @@ func (tp *trapTap) Trap(t emu.Trap) {
 	u := tp.u
 	n := u.nodes[tp.node]
 	at := u.ICount() - n.b.ICount() + t.ICount
-	if w := u.trapWatch; w != nil && !u.trapHit && !t.Interrupt && w.node == tp.node && w.cause == t.Cause && (!w.hasTval || w.tval == t.Tval) {
-		u.trapHit = true
+	if uw := u.watch; uw != nil && uw.trap != nil && !uw.trapHit && !t.Interrupt {
+		if w := uw.trap; w.node == tp.node && w.cause == t.Cause && (!w.hasTval || w.tval == t.Tval) {
+			uw.trapHit = true
+		}
 	}
 	tp.seq++
 	satp, _ := n.b.Hart(t.Hart).PeekCSR(isa.CSRSatp)

@@ -153,7 +153,7 @@ func TestAProcessKilledBySIGSEGVIsTracedToItsFaultingLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := p.trap
-		rp.u.trapWatch = &w
+		rp.w.trap = &w
 		rp.advanceExact(c.n)
 		if got := p.holds(rp.u, r.Signature); got != c.want {
 			t.Fatalf("at %d the predicate is %v, want %v", c.n, got, c.want)

@@ -126,7 +126,7 @@ func TestBisectingATrapLandsOnTheFaultingInstruction(t *testing.T) {
 					t.Fatal(err)
 				}
 				w := p.trap
-				rp.u.trapWatch = &w
+				rp.w.trap = &w
 				rp.advanceExact(n.n)
 				if got := p.holds(rp.u, r.Signature); got != n.want {
 					t.Fatalf("at %d the predicate is %v, want %v", n.n, got, n.want)

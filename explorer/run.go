@@ -108,9 +108,10 @@ func (u *Universe) runUntilCount(stop, count uint64) {
 			if r == emu.StopLimit {
 				return // the instruction count was reached inside the window
 			}
-			if r.Debugger() || u.breakHit {
-				u.breakHit = true
-				u.breakReason = r
+			if w := u.watch; r.Debugger() || w != nil && w.breakHit {
+				if w != nil { // always: only a replayer sets breakpoints and debuggers
+					w.breakHit, w.breakReason = true, r
+				}
 				return
 			}
 			u.nodeStopped(n, r)

@@ -420,7 +420,7 @@ func MergeShared(recs []*BatchRecord, universes int) (*MergedSearch, error) {
 // from o.Share until none is left or the wall-time budget is spent, runs
 // each as one batch, publishes its record and pulls the others'. It
 // returns whether the wall-time budget was spent.
-func (st *search) shared(boot *Boot, jobs chan<- job, results <-chan outcome, wallDone <-chan struct{}, wallFlag *atomic.Bool, spent bool, n int, wall time.Duration) (bool, error) {
+func (st *search) shared(boot *Boot, run *runner, wallFlag *atomic.Bool, spent bool, n int, wall time.Duration) (bool, error) {
 	sh, res := st.o.Share, st.res
 	bootCov := true // the first record carries the boot's coverage too
 	for !spent && !wallFlag.Load() {
@@ -431,7 +431,7 @@ func (st *search) shared(boot *Boot, jobs chan<- job, results <-chan outcome, wa
 		if st.o.StopOnFailure && (len(res.Failures) > 0 || st.othersFailed) {
 			break
 		}
-		base, end, ok, err := sh.Claim(wallDone)
+		base, end, ok, err := sh.Claim(run.wall.Done())
 		if err != nil {
 			return spent, fmt.Errorf("shared search: claim: %w", err)
 		}
@@ -446,7 +446,7 @@ func (st *search) shared(boot *Boot, jobs chan<- job, results <-chan outcome, wa
 		// Every universe of a claim runs to its end (stop-on-failure
 		// stops at the next claim, when this worker or another has
 		// found a failure), so that its record is whole.
-		outs, _, wspent := collectBatch(batch, jobs, results, wallDone, false)
+		outs, _, wspent := run.batch(batch, false)
 		for _, r := range outs {
 			if r.err != nil {
 				return spent, fmt.Errorf("universe %d: %w", r.job.index, r.err)
@@ -469,17 +469,22 @@ func (st *search) shared(boot *Boot, jobs chan<- job, results <-chan outcome, wa
 		for _, r := range outs {
 			u := r.u
 			rep := st.take(r)
-			bseen.merge(u.cov)
-			bcat.merge(u.asserts.list())
-			ur := UniverseRecord{Index: r.job.index, Seed: r.job.seed, Forks: len(u.path) - 1, ICount: u.ICount()}
-			if u.failure != nil {
-				ur.Signature = u.failure.Signature()
+			ur := UniverseRecord{Index: r.job.index, Seed: r.job.seed}
+			if r.bug != nil { // it panicked: a failure and nothing else
+				ur.Forks, ur.Signature = len(r.bug.Path)-1, r.bug.Signature
+			} else {
+				bseen.merge(u.cov)
+				bcat.merge(u.asserts.list())
+				ur.Forks, ur.ICount = len(u.path)-1, u.ICount()
+				if u.failure != nil {
+					ur.Signature = u.failure.Signature()
+				}
+				for _, s := range u.snaps {
+					rec.Entries = append(rec.Entries, entryOf(s, r.job.index))
+				}
 			}
 			rec.Universes = append(rec.Universes, ur)
-			rec.ICount += u.ICount()
-			for _, s := range u.snaps {
-				rec.Entries = append(rec.Entries, entryOf(s, r.job.index))
-			}
+			rec.ICount += ur.ICount
 			if rep != nil {
 				rec.Failures = append(rec.Failures, rep)
 				if t := r.ended.UnixMilli(); rec.FirstFailureUnixMs == 0 || t < rec.FirstFailureUnixMs {

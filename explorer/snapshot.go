@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"io"
 	"maps"
 	"regexp"
 
@@ -106,7 +107,7 @@ func (u *Universe) Snapshot(why string) *UniverseSnapshot {
 // forkWith builds a universe from snapshot s whose future is step f (its
 // seed, and where its plan comes from), echoing the nodes' consoles when
 // echo is set.
-func forkWith(spec *Spec, s *UniverseSnapshot, f Fork, seen *Seen, echo func(int) interface{ Write([]byte) (int, error) }) (*Universe, error) {
+func forkWith(spec *Spec, s *UniverseSnapshot, f Fork, seen *Seen, echo func(int) io.Writer) (*Universe, error) {
 	u, err := restoreUniverse(spec, s, restoreOpts{echo: echo, seen: seen, maxSnaps: 4})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package explorer
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,14 +9,14 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"everett/emu/board"
+	"everett/internal/buildinfo"
+	"everett/internal/pool"
 )
 
 // A sweep runs the root universe of every seed in a range (design.md §5,
@@ -321,37 +322,6 @@ type SweepOptions struct {
 	OnOutcome func(o *SeedOutcome, newSignature bool) (reportPath string, err error)
 }
 
-// Version returns the version of the running everett build: the module
-// version and VCS revision when known, else "devel".
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " " + rev + dirty
-	}
-	if v == "" || v == "(devel)" {
-		return "devel"
-	}
-	return v
-}
-
 // SpecHash returns the identity of a spec for sweeps: the SHA-256 of its
 // settings and of its machines with images named by content hash, not by
 // path (shards on machines that keep the same images elsewhere agree), nor
@@ -388,13 +358,6 @@ func SpecHash(s *Spec) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// sweepResult is what a worker hands back.
-type sweepResult struct {
-	i   int
-	o   *SeedOutcome
-	err error
-}
-
 // RunSweep runs the shard's seeds, Workers at a time, and aggregates the
 // outcomes in seed order: the result does not depend on the number of
 // workers. A host error (an image that cannot be read) ends the sweep.
@@ -411,11 +374,7 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 		return nil, fmt.Errorf("%w: shard %s", ErrSweep, shard)
 	}
 	seeds := shard.Seeds(o.Seeds)
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = max(1, min(workers, len(seeds), MaxSweepWorkers))
+	workers := min(pool.Workers(o.Workers, len(seeds)), MaxSweepWorkers)
 	agg := newSweepAgg(seeds)
 	// Boot once per shard: every seed's root universe starts from it.
 	boot, err := BootOnce(spec, nil)
@@ -423,61 +382,27 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 		return nil, err
 	}
 
-	// At most window seeds are running or waiting to be aggregated, so a
-	// fast worker cannot run ahead of a slow seed without bound.
-	window := 4 * workers
-	jobs := make(chan int)
-	results := make(chan sweepResult, window)
-	tokens := make(chan struct{}, window)
-	done := make(chan struct{})
-	for w := 0; w < workers; w++ {
-		go func() {
-			for i := range jobs {
-				results <- runSeedSafely(spec, boot, seeds[i], i)
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := range seeds {
-			select {
-			case tokens <- struct{}{}:
-			case <-done:
-				return
-			}
-			select {
-			case jobs <- i:
-			case <-done:
-				return
-			}
+	// Seeds run on the pool and are aggregated in seed order; the pool
+	// keeps a fast worker from running ahead of a slow seed without bound.
+	err = pool.Run(context.Background(), workers, len(seeds), func(_ context.Context, i int) (*SeedOutcome, error) {
+		return RunSeedFrom(spec, boot, seeds[i])
+	}, func(i int, so *SeedOutcome, err error) error {
+		if pe := (*pool.PanicError)(nil); errors.As(err, &pe) {
+			// A bug in everett: an error that says how to reproduce it.
+			return &SeedPanic{Seed: seeds[i], Value: pe.Value, Stack: string(pe.Stack)}
 		}
-	}()
-	defer close(done)
-
-	pending := map[int]sweepResult{}
-	for next := 0; next < len(seeds); {
-		r := <-results
-		pending[r.i] = r
-		for {
-			r, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			<-tokens
-			next++
-			if r.err != nil {
-				return nil, r.err
-			}
-			if err := agg.add(r.o, o.OnOutcome); err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return err
 		}
+		return agg.add(so, o.OnOutcome)
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	f := agg.file()
 	f.Format = SweepFormat
-	f.Everett = Version()
+	f.Everett = buildinfo.Version()
 	f.Spec = SweepSpec{Name: spec.Name, Args: o.Args, Hash: SpecHash(spec), Settings: *spec, Boards: spec.nodes}
 	f.Seeds = o.Seeds
 	f.Shard = shard
@@ -486,19 +411,6 @@ func RunSweep(spec *Spec, o SweepOptions) (*SweepFile, error) {
 		Started: start.UTC().Format(time.RFC3339), ElapsedSeconds: math.Round(time.Since(start).Seconds()*1000) / 1000,
 		Boot: boot.String(), Engine: spec.engine.String()}}
 	return f, nil
-}
-
-// runSeedSafely runs one seed; a panic (a bug in everett) becomes an error
-// that says how to reproduce it.
-func runSeedSafely(spec *Spec, boot *Boot, seed uint64, i int) (r sweepResult) {
-	r.i = i
-	defer func() {
-		if p := recover(); p != nil {
-			r.err = &SeedPanic{Seed: seed, Value: p, Stack: string(debug.Stack())}
-		}
-	}()
-	r.o, r.err = RunSeedFrom(spec, boot, seed)
-	return r
 }
 
 // SeedPanic is a bug in everett met while running a seed.

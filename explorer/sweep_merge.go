@@ -113,18 +113,47 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 		}
 		return fmt.Sprintf("file %d", i+1)
 	}
+	if err := checkOneSweep(files, name); err != nil {
+		return nil, err
+	}
+	outs, err := mergeOutcomes(files, name)
+	if err != nil {
+		return nil, err
+	}
+	f0 := files[0]
+	m := &SweepFile{Format: SweepFormat, Everett: f0.Everett, Spec: f0.Spec, Seeds: f0.Seeds, Shard: Shard{0, 1}, Outcomes: outs}
+	m.Failures = mergeFailureGroups(files)
+	m.Assertions, m.AssertionsTruncated = mergeAssertions(files)
+	m.EdgesFirstSeen = mergeEdges(files)
+	for _, f := range files {
+		m.Host = append(m.Host, f.Host...)
+	}
+	sort.SliceStable(m.Host, func(i, j int) bool { return m.Host[i].Shard.Index < m.Host[j].Shard.Index })
+	m.finish()
+	return m, nil
+}
+
+// checkOneSweep returns an error unless the files are of one sweep: the
+// same spec (hash), seed range and everett build.
+func checkOneSweep(files []*SweepFile, name func(int) string) error {
 	f0 := files[0]
 	for i, f := range files[1:] {
 		switch {
 		case f.Spec.Hash != f0.Spec.Hash:
-			return nil, fmt.Errorf("%w: %s and %s are sweeps of different specs (hash %.12s vs %.12s)", ErrSweep, name(0), name(i+1), f0.Spec.Hash, f.Spec.Hash)
+			return fmt.Errorf("%w: %s and %s are sweeps of different specs (hash %.12s vs %.12s)", ErrSweep, name(0), name(i+1), f0.Spec.Hash, f.Spec.Hash)
 		case f.Seeds != f0.Seeds:
-			return nil, fmt.Errorf("%w: %s sweeps seeds %s, %s seeds %s", ErrSweep, name(0), f0.Seeds, name(i+1), f.Seeds)
+			return fmt.Errorf("%w: %s sweeps seeds %s, %s seeds %s", ErrSweep, name(0), f0.Seeds, name(i+1), f.Seeds)
 		case f.Everett != f0.Everett:
-			return nil, fmt.Errorf("%w: %s was run by everett %q, %s by %q: shards must come from one build", ErrSweep, name(0), f0.Everett, name(i+1), f.Everett)
+			return fmt.Errorf("%w: %s was run by everett %q, %s by %q: shards must come from one build", ErrSweep, name(0), f0.Everett, name(i+1), f.Everett)
 		}
 	}
-	// Every seed exactly once.
+	return nil
+}
+
+// mergeOutcomes returns the outcomes of every file, checking that they
+// hold every seed of the range exactly once.
+func mergeOutcomes(files []*SweepFile, name func(int) string) ([]SweepOutcome, error) {
+	f0 := files[0]
 	owner := make(map[uint64]int, f0.Seeds.Count())
 	var outs []SweepOutcome
 	for i, f := range files {
@@ -137,41 +166,50 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 		}
 	}
 	if missing := f0.Seeds.Count() - uint64(len(owner)); missing > 0 {
-		var list []string
-		var shards []string
-		seenShard := map[int]bool{}
-		for i := uint64(0); i < f0.Seeds.Count(); i++ {
-			s := f0.Seeds.From + i
-			if _, ok := owner[s]; ok {
-				continue
-			}
-			if len(list) < 10 {
-				list = append(list, fmt.Sprint(s))
-			}
-			if f0.Shard.Count > 1 {
-				k := int((s - f0.Seeds.From) % uint64(f0.Shard.Count))
-				if !seenShard[k] && len(shards) < 10 {
-					seenShard[k] = true
-					shards = append(shards, fmt.Sprintf("%d/%d", k, f0.Shard.Count))
-				}
-			}
-		}
-		more := ""
-		if missing > uint64(len(list)) {
-			more = ", …"
-		}
-		hint := ""
-		if len(shards) > 0 {
-			sort.Strings(shards)
-			hint = fmt.Sprintf(" (of shard %s)", strings.Join(shards, ", "))
-		}
-		return nil, fmt.Errorf("%w: %d seed(s) of %s missing%s: %s%s", ErrSweep, missing, f0.Seeds, hint, strings.Join(list, ", "), more)
+		return nil, missingSeeds(f0, owner, missing)
 	}
+	return outs, nil
+}
 
-	m := &SweepFile{Format: SweepFormat, Everett: f0.Everett, Spec: f0.Spec, Seeds: f0.Seeds, Shard: Shard{0, 1}, Outcomes: outs}
-	// Failure groups: counts add up; the first seed and its report come
-	// from the file with the smallest first seed (the one whose report the
-	// unsharded sweep would have written).
+// missingSeeds is the error that names the first seeds of f's range that
+// no file holds (owner maps the seeds held), and their shards.
+func missingSeeds(f *SweepFile, owner map[uint64]int, missing uint64) error {
+	var list []string
+	var shards []string
+	seenShard := map[int]bool{}
+	for i := uint64(0); i < f.Seeds.Count(); i++ {
+		s := f.Seeds.From + i
+		if _, ok := owner[s]; ok {
+			continue
+		}
+		if len(list) < 10 {
+			list = append(list, fmt.Sprint(s))
+		}
+		if f.Shard.Count > 1 {
+			k := int((s - f.Seeds.From) % uint64(f.Shard.Count))
+			if !seenShard[k] && len(shards) < 10 {
+				seenShard[k] = true
+				shards = append(shards, fmt.Sprintf("%d/%d", k, f.Shard.Count))
+			}
+		}
+	}
+	more := ""
+	if missing > uint64(len(list)) {
+		more = ", …"
+	}
+	hint := ""
+	if len(shards) > 0 {
+		sort.Strings(shards)
+		hint = fmt.Sprintf(" (of shard %s)", strings.Join(shards, ", "))
+	}
+	return fmt.Errorf("%w: %d seed(s) of %s missing%s: %s%s", ErrSweep, missing, f.Seeds, hint, strings.Join(list, ", "), more)
+}
+
+// mergeFailureGroups merges the files' failure groups: counts add up; the
+// first seed and its report come from the file with the smallest first
+// seed (the one whose report the unsharded sweep would have written). The
+// groups are in no order (SweepFile.finish sorts them).
+func mergeFailureGroups(files []*SweepFile) []FailureGroup {
 	groups := map[string]*FailureGroup{}
 	for _, f := range files {
 		for _, g := range f.Failures {
@@ -187,16 +225,22 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 			}
 		}
 	}
+	var out []FailureGroup
 	for _, g := range groups {
-		m.Failures = append(m.Failures, *g)
+		out = append(out, *g)
 	}
-	// Assertions: counts add up; the first MaxSweepAssertions in order of
-	// first seed are kept, as the unsharded sweep keeps them. (When a shard
-	// itself was truncated the merged counts are a lower bound: the flag
-	// says so.)
+	return out
+}
+
+// mergeAssertions merges the files' assertion rates: counts add up; the
+// first MaxSweepAssertions in order of first seed are kept, as the
+// unsharded sweep keeps them, and truncated says some were dropped or a
+// file had dropped some (then the merged counts are a lower bound). The
+// rates are in no order (SweepFile.finish sorts them).
+func mergeAssertions(files []*SweepFile) (out []AssertionRate, truncated bool) {
 	asserts := map[string]*AssertionRate{}
 	for _, f := range files {
-		m.AssertionsTruncated = m.AssertionsTruncated || f.AssertionsTruncated
+		truncated = truncated || f.AssertionsTruncated
 		for _, a := range f.Assertions {
 			k := a.Kind + "\x00" + a.Message
 			d := asserts[k]
@@ -214,11 +258,11 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 		}
 	}
 	for _, a := range asserts {
-		m.Assertions = append(m.Assertions, *a)
+		out = append(out, *a)
 	}
-	if len(m.Assertions) > MaxSweepAssertions {
-		sort.Slice(m.Assertions, func(i, j int) bool {
-			a, b := m.Assertions[i], m.Assertions[j]
+	if len(out) > MaxSweepAssertions {
+		sort.Slice(out, func(i, j int) bool {
+			a, b := out[i], out[j]
 			if a.FirstSeed != b.FirstSeed {
 				return a.FirstSeed < b.FirstSeed
 			}
@@ -227,10 +271,16 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 			}
 			return a.Message < b.Message
 		})
-		m.Assertions = m.Assertions[:MaxSweepAssertions]
-		m.AssertionsTruncated = true
+		out = out[:MaxSweepAssertions]
+		truncated = true
 	}
-	// Coverage: an edge's first seed is the smallest over the shards.
+	return out, truncated
+}
+
+// mergeEdges merges the files' first seeds of edges: an edge's first seed
+// is the smallest over the files. The pairs are in no order
+// (SweepFile.finish sorts them).
+func mergeEdges(files []*SweepFile) [][2]uint64 {
 	first := map[uint64]uint64{}
 	for _, f := range files {
 		for _, p := range f.EdgesFirstSeen {
@@ -239,15 +289,11 @@ func MergeSweeps(files []*SweepFile, names []string) (*SweepFile, error) {
 			}
 		}
 	}
+	var out [][2]uint64
 	for e, s := range first {
-		m.EdgesFirstSeen = append(m.EdgesFirstSeen, [2]uint64{e, s})
+		out = append(out, [2]uint64{e, s})
 	}
-	for _, f := range files {
-		m.Host = append(m.Host, f.Host...)
-	}
-	sort.SliceStable(m.Host, func(i, j int) bool { return m.Host[i].Shard.Index < m.Host[j].Shard.Index })
-	m.finish()
-	return m, nil
+	return out
 }
 
 // Comparison is what changed between two sweeps, by failure signature.

@@ -41,7 +41,7 @@ func NewTimeline(r *Report, node int) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	rp.u.dbgNode = node
+	rp.w.dbgNode = node
 	return &Timeline{rp: rp, node: node}, nil
 }
 
@@ -49,7 +49,7 @@ func NewTimeline(r *Report, node int) (*Timeline, error) {
 // again (a restart, a restore).
 func (t *Timeline) SetDebug(d *emu.Debug) {
 	u := t.rp.u
-	u.dbg = d
+	t.rp.w.dbg = d
 	if n := u.nodes[t.node]; n.b != nil && !n.down {
 		n.b.SetDebug(d)
 	}
@@ -85,8 +85,8 @@ func (t *Timeline) Run(limit uint64) (r emu.StopReason, end string) {
 	t.rp.advance(limit)
 	u := t.rp.u
 	switch {
-	case u.breakHit:
-		return u.breakReason, ""
+	case t.rp.w.breakHit:
+		return t.rp.w.breakReason, ""
 	case t.rp.ended():
 		return emu.StopNone, t.End()
 	case u.ICount() >= limit:

@@ -2,7 +2,7 @@ package explorer
 
 import (
 	"fmt"
-	"regexp"
+	"io"
 	"sync/atomic"
 
 	"everett/emu"
@@ -114,23 +114,11 @@ type Universe struct {
 	wantSnap []string
 	snaps    []*UniverseSnapshot
 	maxSnaps int
-	echo     func(node int) interface{ Write([]byte) (int, error) }
+	echo     func(node int) io.Writer
 
-	// Bisection: a console pattern to watch, and breakpoints.
-	consoleWatch *regexp.Regexp
-	consoleHit   bool
-	breakHit     bool
-	bpNode       int
-	bpAddr       uint64
-	bpOn         bool
-	trapWatch    *trapWatch
-	trapHit      bool
-	breakReason  emu.StopReason // why the last breakHit stopped
-
-	// A debugger's stop conditions (timeline.go), attached to node dbgNode's
-	// machine whenever it is built.
-	dbg     *emu.Debug
-	dbgNode int
+	// watch is what a replayer watches for (replayer.go): nil in a
+	// search.
+	watch *watch
 
 	// Kept when the machines are released.
 	hash        uint64
@@ -263,8 +251,8 @@ func (u *Universe) boot(i int, restore bool, snap *emu.Snapshot) error {
 	// Communication events are tracked on every multi-hart node: they are
 	// preemption points and interleaving coverage (emu/comm.go).
 	b.TrackCommunication(true)
-	if u.dbg != nil && i == u.dbgNode {
-		b.SetDebug(u.dbg)
+	if w := u.watch; w != nil && w.dbg != nil && i == w.dbgNode {
+		b.SetDebug(w.dbg)
 	}
 	if u.cancel != nil {
 		b.SetCancel(u.cancel)
@@ -364,7 +352,6 @@ func (u *Universe) ConsoleTails() []string {
 
 // setBreakpoint stops the universe before node's harts execute addr.
 func (u *Universe) setBreakpoint(node int, addr uint64) {
-	u.bpNode, u.bpAddr, u.bpOn = node, addr, true
 	if node < len(u.nodes) && u.nodes[node].b != nil {
 		u.nodes[node].b.SetBreakpoint(addr, true)
 	}

@@ -1,14 +1,15 @@
 package litmus
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 
 	"everett/emu"
+	"everett/internal/pool"
 )
 
 // Models the runner knows by name.
@@ -98,46 +99,24 @@ func Run(t *Test, opt Options) (*Result, error) {
 	}
 	jobs = min(jobs, max(runs/256, 1))
 	obs := observed(t)
-	type part struct {
-		hist map[string]int
-		err  error
-		at   int // run index of err
-	}
-	parts := make([]part, jobs)
-	var wg sync.WaitGroup
-	for j := range jobs {
-		lo, hi := runs*j/jobs, runs*(j+1)/jobs
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, err := newWorker(prog, obs, &opt)
-			if err != nil {
-				parts[j] = part{err: err, at: lo}
-				return
-			}
-			parts[j].hist = map[string]int{}
-			for i := lo; i < hi; i++ {
-				key, err := w.run(runSeed(opt.Seed, i))
-				if err != nil {
-					re := &RunError{File: t.File, Run: i, Seed: runSeed(opt.Seed, i), Err: err}
-					if le, ok := err.(*lineError); ok {
-						re.Line, re.Err = le.line, le.err
-					}
-					parts[j].err, parts[j].at = re, i
-					return
-				}
-				parts[j].hist[key]++
-			}
-		}()
-	}
-	wg.Wait()
+	// Part j runs runs j·runs/jobs up to (j+1)·runs/jobs on a machine of
+	// its own; parts come back in run order.
+	// at[j] is the run part j is at: the one to blame if it panics.
+	at := make([]int, jobs)
+	parts := pool.Map(context.Background(), jobs, jobs, func(_ context.Context, j int) (map[string]int, error) {
+		return runPart(t, prog, obs, &opt, runs*j/jobs, runs*(j+1)/jobs, &at[j])
+	})
 	res := &Result{Test: t, Model: opt.model(), Runs: runs, Seed: opt.Seed, Locs: obs}
 	hist := map[string]int{}
-	for _, p := range parts {
-		if p.err != nil {
-			return nil, p.err // parts are in run order: the first failing run's error
+	for j, p := range parts {
+		if p.Err != nil {
+			var pe *pool.PanicError
+			if errors.As(p.Err, &pe) {
+				return nil, &RunError{File: t.File, Run: at[j], Seed: runSeed(opt.Seed, at[j]), Err: fmt.Errorf("a bug in everett: %w", p.Err)}
+			}
+			return nil, p.Err // parts are in run order: the first failing run's error
 		}
-		for k, n := range p.hist {
+		for k, n := range p.Value {
 			hist[k] += n // a sum: the order of iteration does not matter
 		}
 	}
@@ -150,6 +129,31 @@ func Run(t *Test, opt Options) (*Result, error) {
 	}
 	res.finish(prog)
 	return res, nil
+}
+
+// runPart runs runs lo..hi-1 on a machine of its own and returns their
+// histogram, or the error of the first run that failed. It keeps *at at
+// the run it is at.
+func runPart(t *Test, prog *Program, obs []Loc, opt *Options, lo, hi int, at *int) (map[string]int, error) {
+	*at = lo
+	w, err := newWorker(prog, obs, opt)
+	if err != nil {
+		return nil, err
+	}
+	hist := map[string]int{}
+	for i := lo; i < hi; i++ {
+		*at = i
+		key, err := w.run(runSeed(opt.Seed, i))
+		if err != nil {
+			re := &RunError{File: t.File, Run: i, Seed: runSeed(opt.Seed, i), Err: err}
+			if le, ok := err.(*lineError); ok {
+				re.Line, re.Err = le.line, le.err
+			}
+			return nil, re
+		}
+		hist[key]++
+	}
+	return hist, nil
 }
 
 // observed lists the locations a state records: the locations list, then

@@ -1,14 +1,13 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"everett/emu"
 	"everett/emu/board"
+	"everett/internal/pool"
 )
 
 // MaxForkSeeds bounds the universes of one Fork.
@@ -22,7 +21,7 @@ type ForkConfig struct {
 	// Seeds are the universes' seeds, one universe each. Outcomes come back
 	// in this order.
 	Seeds []uint64
-	// Workers is the number of goroutines (0: runtime.NumCPU()). Each runs
+	// Workers is the number of goroutines (0: runtime.GOMAXPROCS). Each runs
 	// one universe at a time, start to end, on its own: the outcome of a
 	// seed never depends on the worker count.
 	Workers int
@@ -80,46 +79,38 @@ func Fork(c ForkConfig) ([]Outcome, error) {
 	if len(c.Seeds) > MaxForkSeeds {
 		return nil, fmt.Errorf("fork: %d seeds, more than the limit %d", len(c.Seeds), MaxForkSeeds)
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = min(workers, max(len(c.Seeds), 1))
+	// Each universe is built, run and released by one worker goroutine
+	// and shares only the immutable snapshot; outcomes come back by seed
+	// index, so the result does not depend on the number of workers.
+	res := pool.Map(context.Background(), c.Workers, len(c.Seeds), func(_ context.Context, i int) (Outcome, error) {
+		return c.runOne(c.Seeds[i]), nil
+	})
 	out := make([]Outcome, len(c.Seeds))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		// Each universe is built, run and released by one worker goroutine
-		// and shares only the immutable snapshot; outcomes are stored by
-		// seed index, so the result does not depend on workers.
-		go func() { // determinism: ok — one goroutine per universe, results by seed index
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(c.Seeds) {
-					return
-				}
-				seed := c.Seeds[i]
-				var console io.Writer = io.Discard
-				var closer io.Closer
-				if c.Console != nil {
-					wc, err := c.Console(seed)
-					if err != nil {
-						out[i] = Outcome{Seed: seed, Err: err}
-						continue
-					}
-					console, closer = wc, wc
-				}
-				out[i] = RunUniverse(c.Spec, c.Snap, seed, c.Limit, console, c.Engine)
-				if closer != nil {
-					if err := closer.Close(); err != nil && out[i].Err == nil {
-						out[i].Err = err
-					}
-				}
-			}
-		}()
+	for i, r := range res {
+		out[i] = r.Value
+		if r.Err != nil { // a bug in everett: that universe's error
+			out[i] = Outcome{Seed: c.Seeds[i], Err: fmt.Errorf("fork: seed %d: %w", c.Seeds[i], r.Err)}
+		}
 	}
-	wg.Wait()
 	return out, nil
+}
+
+// runOne runs the universe of one seed with its console.
+func (c *ForkConfig) runOne(seed uint64) Outcome {
+	var console io.Writer = io.Discard
+	var closer io.Closer
+	if c.Console != nil {
+		wc, err := c.Console(seed)
+		if err != nil {
+			return Outcome{Seed: seed, Err: err}
+		}
+		console, closer = wc, wc
+	}
+	o := RunUniverse(c.Spec, c.Snap, seed, c.Limit, console, c.Engine)
+	if closer != nil {
+		if err := closer.Close(); err != nil && o.Err == nil {
+			o.Err = err
+		}
+	}
+	return o
 }

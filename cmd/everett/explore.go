@@ -458,19 +458,21 @@ func newReplayCmd() *cobra.Command {
 			useBootCache(bootCache, cmd.ErrOrStderr())
 			o := explorer.ReplayOptions{Until: until}
 			if console {
-				o.Echo = func(node int) interface{ Write([]byte) (int, error) } { return cmd.OutOrStdout() }
+				o.Echo = func(node int) io.Writer { return cmd.OutOrStdout() }
 			}
 			res, err := explorer.Replay(r, o)
 			if err != nil {
 				return usageErr("%v", err)
 			}
 			out := cmd.OutOrStdout()
-			if snapOut != "" {
+			if snapOut != "" && res.Universe == nil {
+				fmt.Fprintln(out, "no snapshot: everett panicked in the universe")
+			} else if snapOut != "" {
 				if err := saveReplaySnapshots(out, res.Universe, snapOut); err != nil {
 					return fmt.Errorf("--snapshot-out: %w", err)
 				}
 			}
-			if traceWindow > 0 {
+			if traceWindow > 0 && res.Universe != nil {
 				steps, err := explorer.TraceWindow(r, res.ICount, traceWindow)
 				if err != nil {
 					return usageErr("%v", err)
@@ -504,6 +506,9 @@ func newReplayCmd() *cobra.Command {
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
 				printProcess(out, res.Failure)
 				printRootTrap(out, res.RootTrap, args[0])
+				if res.Failure.Stack != "" { // a bug in everett: where it panicked
+					fmt.Fprintf(out, "  everett panicked:\n%s\n", res.Failure.Stack)
+				}
 			default:
 				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
 					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)

@@ -39,7 +39,10 @@
 // cut at MaxMessage bytes.
 package sdk
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // Operations.
 const (
@@ -213,7 +216,7 @@ type Rand interface {
 // writer, draws randomness from the universe PRNG, and ends the run on exit.
 // It remembers at most MaxAssertions distinct messages.
 type LogSink struct {
-	W     interface{ Write([]byte) (int, error) }
+	W     io.Writer
 	Rand  Rand
 	Power Power
 	seen  map[string]bool

@@ -45,6 +45,7 @@ import (
 	"everett/emu"
 	"everett/emu/board"
 	"everett/explorer"
+	"everett/internal/buildinfo"
 )
 
 // IdentityFormat names the identity format and its version.
@@ -107,7 +108,7 @@ func NewSweepIdentity(spec *explorer.Spec, name string, seeds explorer.SeedRange
 // NewIdentity is the identity of a search of spec from seed over
 // universes, claimed claim at a time with the given lease.
 func NewIdentity(spec *explorer.Spec, name string, seed uint64, universes, claim int, lease time.Duration) Identity {
-	id := Identity{Format: IdentityFormat, Kind: KindExplore, Spec: name, SpecHash: explorer.SpecHash(spec), Everett: explorer.Version(),
+	id := Identity{Format: IdentityFormat, Kind: KindExplore, Spec: name, SpecHash: explorer.SpecHash(spec), Everett: buildinfo.Version(),
 		Machine: emu.MachineVersion, Seed: seed, Universes: universes, Claim: claim, LeaseMs: lease.Milliseconds()}
 	for i, b := range spec.Boards() {
 		for _, im := range []struct {
