@@ -155,6 +155,46 @@ func TestControlOneNodeLinuxWithACInitPassesEveryUniverse(t *testing.T) {
 	// check fails.
 	s := oneNodeLinux(t, guestimg.Linux(t).Initrd, " everett.work=5000", `, console: ["EVERETT-SMOKE-FAIL"]`)
 	requireNoFailure(t, s, 1, controlUniverses)
+
+	// The control's power: the same universes, with the init's last
+	// workload line and its OK marker as failures, must all fail on
+	// them. An init that never ran its workload (a kernel that does not
+	// start it, a command line it does not read) would pass above.
+	for _, pattern := range []string{"init: smp: shared counters ok", "^EVERETT-SMOKE-OK"} {
+		const n = 4
+		s := oneNodeLinux(t, guestimg.Linux(t).Initrd, " everett.work=5000", fmt.Sprintf(", console: [%q]", pattern))
+		if got := consoleFailures(t, s, n); got != n {
+			t.Errorf("%q was printed in %d of %d universes: the init did not run its workload", pattern, got, n)
+		}
+	}
+}
+
+// consoleFailures explores n universes of s from seed 1 and counts those
+// that ended on a console pattern (the metrics count every universe's
+// outcome; Result.Failures keeps one report per distinct failure).
+func consoleFailures(t *testing.T, s *Spec, n int) int {
+	t.Helper()
+	m := NewMetrics()
+	if _, err := Explore(s, Options{Seed: 1, Universes: n, Workers: 2, Metrics: m}); err != nil {
+		t.Fatal(err)
+	}
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != "everett_universe_outcomes_total" {
+			continue
+		}
+		for _, c := range f.GetMetric() {
+			for _, l := range c.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == "console" {
+					return int(c.GetCounter().GetValue())
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func TestTheOneNodeLinuxOfIssue9WithCrashesDueAfterItsPowerOffIsNotAHang(t *testing.T) {
