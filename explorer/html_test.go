@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"html"
 	"image/png"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"everett/internal/hosttool"
 )
 
 // chromium returns Debian's Chromium, or skips.
@@ -22,7 +25,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	t.Skip("no headless browser: install Debian's chromium (scripts/deps.sh does)")
+	hosttool.Missing(t, "chromium", errors.New("no chromium or chromium-browser in PATH, no /usr/bin/chromium"))
 	return ""
 }
 
