@@ -277,8 +277,13 @@ func TestAFailureInAForkedUniverseReplaysAlongItsForkPath(t *testing.T) {
 	}
 	s.Search.ForkPercent = 100
 	s.Search.Coverage = ""
+	// A search keeps the first failure of each signature only, and the
+	// first batch (8 universes) runs before the corpus holds a snapshot,
+	// so most seeds find the race in a root universe. Seeds 18, 31 and 37
+	// find it first in a fork (universes 11, 58 and 12; seeds 1-40
+	// scanned on 2026-12-04).
 	var forked *Report
-	for seed := uint64(1); seed <= 6 && forked == nil; seed++ {
+	for _, seed := range []uint64{18, 31, 37} {
 		res, err := Explore(s, Options{Seed: seed, Universes: 120, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -288,9 +293,12 @@ func TestAFailureInAForkedUniverseReplaysAlongItsForkPath(t *testing.T) {
 				forked = r
 			}
 		}
+		if forked != nil {
+			break
+		}
 	}
 	if forked == nil {
-		t.Skip("no failure in a forked universe for seeds 1-6")
+		t.Fatal("no failure in a forked universe from seeds 18, 31 and 37 (120 universes each): the search no longer forks, or draws other universes")
 	}
 	got, err := Replay(forked, ReplayOptions{})
 	if err != nil {

@@ -3,6 +3,7 @@ package explorer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"html"
 	"image/png"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"everett/devices/sdk"
+	"everett/internal/hosttool"
 )
 
 // chromium returns Debian's Chromium, or skips.
@@ -24,7 +26,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	t.Skip("no headless browser: install Debian's chromium (scripts/deps.sh does)")
+	hosttool.Missing(t, "chromium", errors.New("no chromium or chromium-browser in PATH, no /usr/bin/chromium"))
 	return ""
 }
 

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"everett/internal/hosttool"
 )
 
 // sweepSpec is the spec of the sweep tests: explorer/testdata/sweep on two
@@ -329,7 +331,7 @@ func junitPython(t *testing.T) string {
 			return py
 		}
 	}
-	t.Skip("no JUnit consumer: install Debian's python3-junitparser (scripts/deps.sh does)")
+	hosttool.Missing(t, "python3-junitparser", errors.New("no python3 imports junitparser"))
 	return ""
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"everett/internal/hosttool"
 )
 
 // symbolAddr returns the address of ELF symbol name in file p.
@@ -35,9 +37,7 @@ func covers(rs [][2]uint64, pc uint64) bool {
 }
 
 func TestACProgramsSynchronizationRangesAreItsOwnCodeNotLibcs(t *testing.T) {
-	if _, err := exec.LookPath("riscv64-linux-gnu-gcc"); err != nil {
-		t.Skip("no riscv64 cross compiler")
-	}
+	hosttool.Need(t, "riscv64-linux-gnu-gcc")
 	root := repoRoot(t)
 	if out, err := exec.Command("make", "-s", "-C", filepath.Join(root, "guest-images/examples/tickets")).CombinedOutput(); err != nil {
 		t.Fatalf("building tickets: %v\n%s", err, out)
@@ -60,8 +60,8 @@ func TestACProgramsSynchronizationRangesAreItsOwnCodeNotLibcs(t *testing.T) {
 
 	// Without debugging information nothing is known: every point counts.
 	stripped := filepath.Join(t.TempDir(), "tickets")
-	if out, err := exec.Command("riscv64-linux-gnu-strip", "-o", stripped, p).CombinedOutput(); err != nil {
-		t.Skipf("strip: %v\n%s", err, out)
+	if out, err := exec.Command(hosttool.Need(t, "riscv64-linux-gnu-strip"), "-o", stripped, p).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
 	}
 	if rs, ok, err := syncRangesOf(stripped); err != nil || ok || rs != nil {
 		t.Errorf("a stripped program gave ranges %#x (ok %v, %v)", rs, ok, err)

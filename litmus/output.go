@@ -193,16 +193,25 @@ func (r *Result) Write(w io.Writer) error {
 	return err
 }
 
-// ErrVerdict is wrapped by Check's errors.
+// ErrVerdict is wrapped by Check's errors when a result contradicts the
+// test's verdict.
 var ErrVerdict = fmt.Errorf("verdict contradicted")
+
+// ErrNoVerdict is wrapped by Check's error for a test that gives no
+// verdict for the result's model: there is nothing to check it against.
+var ErrNoVerdict = fmt.Errorf("no verdict")
 
 // Check compares the result with the test's verdict for its model
 // ("Verdict=" metadata): Forbidden means no run satisfies the proposition,
 // Allowed that some run does (the runner must show every allowed
 // behaviour), Required that every run does. A test without a verdict for
-// the model passes.
+// the model (or whose Verdict= line does not parse) fails with
+// ErrNoVerdict: a check that checks nothing must not pass.
 func (r *Result) Check() error {
 	v := r.Test.Verdict(r.Model)
+	if v == NoVerdict {
+		return fmt.Errorf("%w: %s: %s gives no Verdict= for %s", ErrNoVerdict, r.Test.Name, r.Test.File, r.Model)
+	}
 	bad := ""
 	switch v {
 	case Forbidden:

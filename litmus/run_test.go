@@ -160,6 +160,10 @@ func TestLitmusCheckComparesWithTheVerdict(t *testing.T) {
 	if err := r.Check(); !errors.Is(err, ErrVerdict) || !strings.Contains(err.Error(), "no run of 200") {
 		t.Errorf("rvwmo: %v", err)
 	}
+	r.Model = "tso" // a model the file gives no verdict for: nothing to check
+	if err := r.Check(); !errors.Is(err, ErrNoVerdict) || errors.Is(err, ErrVerdict) {
+		t.Errorf("tso: %v, want ErrNoVerdict", err)
+	}
 }
 
 // herd's filter: a run whose final state does not satisfy it counts

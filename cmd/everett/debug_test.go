@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"everett/internal/guestimg"
+	"everett/internal/hosttool"
 )
 
 // syncBuffer is a bytes buffer two goroutines can share.
@@ -40,10 +41,7 @@ var serverAddr = regexp.MustCompile(`gdb server on (\S+);`)
 // gdb-multiarch through cmds in batch mode; it returns gdb's output.
 func gdbSession(t *testing.T, symbols string, target []string, cmds ...string) string {
 	t.Helper()
-	gdb, err := exec.LookPath("gdb-multiarch")
-	if err != nil {
-		t.Skip("gdb-multiarch is not installed (make test installs it through scripts/deps.sh)")
-	}
+	gdb := hosttool.Need(t, "gdb-multiarch")
 	stderr := &syncBuffer{}
 	cmd := newDebugCmd()
 	cmd.SetArgs(append(target, "--gdb", "127.0.0.1:0"))

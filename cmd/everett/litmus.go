@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +45,8 @@ from each run's seed (a sound subset of what RVWMO allows; see README).
 With --check, a test's "Verdict=" metadata (Verdict=rvwmo:Allowed
 sc:Forbidden) is compared with what the runs saw under the chosen model:
 Forbidden fails if any run satisfies the condition, Allowed if none does,
-Required if some run does not.
+Required if some run does not; a test with no verdict for the model
+fails too.
 
 A file everett cannot run (bad syntax, an instruction it does not know, a
 run that never ends) is reported on stderr as one line "FILE:LINE: reason
@@ -52,8 +54,8 @@ run that never ends) is reported on stderr as one line "FILE:LINE: reason
 files run. At the end a line says how many were skipped.
 
 Exit codes: 0 when every test ran (and, with --check, agreed with its
-verdict); 1 when --check found a contradiction (whether or not files were
-skipped); 4 when some files were skipped and --check found nothing wrong
+verdict); 1 when --check found a contradiction or a test without a
+verdict for the model (whether or not files were skipped); 4 when some files were skipped and --check found nothing wrong
 with the others; 2 for a bad command line.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -106,7 +108,7 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	failed, ran := 0, 0
+	contradicted, unchecked, ran := 0, 0, 0
 	for _, t := range tests {
 		r, err := litmus.Run(t, opt)
 		if errors.Is(err, litmus.ErrModel) {
@@ -129,7 +131,11 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 			if err := r.Check(); err != nil {
 				w.Flush()
 				fmt.Fprintf(stderr, "everett: %v\n", err)
-				failed++
+				if errors.Is(err, litmus.ErrNoVerdict) {
+					unchecked++
+				} else {
+					contradicted++
+				}
 			}
 		}
 	}
@@ -137,8 +143,15 @@ func litmusMain(files []string, f litmusFlags, stdout, stderr io.Writer) error {
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "everett: litmus: %d of %d files skipped\n", skipped, len(files))
 	}
-	if failed > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("litmus: %d of %d tests contradict their verdict under %s", failed, ran, f.model)}
+	if contradicted+unchecked > 0 {
+		var why []string
+		if contradicted > 0 {
+			why = append(why, fmt.Sprintf("%d of %d tests contradict their verdict under %s", contradicted, ran, f.model))
+		}
+		if unchecked > 0 {
+			why = append(why, fmt.Sprintf("%d of %d tests give no verdict for %s", unchecked, ran, f.model))
+		}
+		return &exitError{code: 1, msg: "litmus: " + strings.Join(why, "; ")}
 	}
 	if skipped > 0 {
 		return &exitError{code: exitSkipped}

@@ -96,6 +96,31 @@ func TestLitmusCommand(t *testing.T) {
 			t.Errorf("help:\n%s", out)
 		}
 	})
+	t.Run("--check fails on a test with no verdict for the model", func(t *testing.T) {
+		dir := t.TempDir()
+		src, _ := os.ReadFile(mp)
+		for _, c := range []struct{ name, from, to string }{
+			{"none", "Verdict=rvwmo:Allowed sc:Forbidden\n", ""},
+			{"sc only", "rvwmo:Allowed ", ""},
+			{"another model's only", "rvwmo:Allowed sc:Forbidden", "tso:Allowed"},
+		} {
+			f := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".litmus")
+			b := bytes.Replace(src, []byte(c.from), []byte(c.to), 1)
+			if bytes.Equal(b, src) {
+				t.Fatalf("%s: MP.litmus has no %q", c.name, c.from)
+			}
+			os.WriteFile(f, b, 0o644)
+			_, msg, code := runOut("litmus", "--model", "rvwmo", "--runs", "200", "--check", f)
+			if code != 1 || !strings.Contains(msg, "gives no Verdict= for rvwmo") || !strings.Contains(msg, "1 of 1 tests give no verdict for rvwmo") {
+				t.Errorf("%s: exit %d: %q", c.name, code, msg)
+			}
+		}
+		// Without --check a file without a verdict runs as any other.
+		f := filepath.Join(dir, "none.litmus")
+		if out, msg, code := runOut("litmus", "--model", "rvwmo", "--runs", "200", f); code != 0 || !strings.Contains(out, "Observation MP ") {
+			t.Errorf("without --check: exit %d: %q", code, msg)
+		}
+	})
 	t.Run("a contradicted verdict exits 1", func(t *testing.T) {
 		lie := filepath.Join(t.TempDir(), "lie.litmus")
 		src, _ := os.ReadFile(mp)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"everett/internal/hosttool"
 )
 
 // gdbPath is Debian's gdb-multiarch, the debugger the server is for.
@@ -23,7 +25,7 @@ const gdbTimeout = 60 * time.Second
 func runGDB(t *testing.T, tgt Target, commands ...string) (out, log string) {
 	t.Helper()
 	if _, err := os.Stat(gdbPath); err != nil {
-		t.Skipf("no %s: %v", gdbPath, err)
+		hosttool.Missing(t, "gdb-multiarch", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

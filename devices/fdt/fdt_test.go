@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"everett/internal/hosttool"
 )
 
 // virtTree is a small tree in the shape of the machine's: cpus with an
@@ -367,10 +369,7 @@ func TestParseSkipsNopTokens(t *testing.T) {
 // (Debian package device-tree-compiler).
 func dtc(t *testing.T, in []byte, args ...string) []byte {
 	t.Helper()
-	path, err := exec.LookPath("dtc")
-	if err != nil {
-		t.Skip("dtc is not installed (apt-get install device-tree-compiler)")
-	}
+	path := hosttool.Need(t, "dtc")
 	f := filepath.Join(t.TempDir(), "in")
 	if err := os.WriteFile(f, in, 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"everett/emu/board"
 	"everett/guest-images/sdk/go/initramfs"
 	"everett/internal/guestbuild"
+	"everett/internal/hosttool"
 )
 
 // idleBudget bounds the instructions of a boot plus an idle wait. A boot
@@ -36,7 +37,7 @@ func idlewaitInitrd(t *testing.T) []byte {
 		Dirs:  []string{filepath.Join(filepath.Dir(progs), "linux", "idlewait")},
 	})
 	if errors.Is(err, guestbuild.ErrNoCompiler) {
-		t.Skipf("idlewait needs %s: %v", guestbuild.LinuxCC, err)
+		hosttool.Missing(t, guestbuild.LinuxCC, err)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,11 @@ import (
 // before any test, and no test here runs in parallel.
 
 // waiterPath is the C helper testdata/helper/waiter.c, built by TestMain
-// ("" when the host has no C compiler).
-var waiterPath string
+// ("" when it could not be: waiterErr says why).
+var (
+	waiterPath string
+	waiterErr  error
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "everett-init-test")
@@ -35,7 +38,7 @@ func TestMain(m *testing.M) {
 	if b, err := cmd.CombinedOutput(); err == nil {
 		waiterPath = out
 	} else {
-		fmt.Fprintf(os.Stderr, "building the C helper: %v\n%s", err, b)
+		waiterErr = fmt.Errorf("building the C helper: %w\n%s", err, b)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"everett/internal/hosttool"
 )
 
 func TestBuildCachesTheELFUnderAKeyOfItsSources(t *testing.T) {
@@ -65,7 +67,7 @@ func TestTheSameSourcesBuildTheSameBytesFromAnyFolder(t *testing.T) {
 		t.Setenv("EVERETT_CACHE", t.TempDir()) // no sharing through the cache
 		out, err := Compile(Spec{Name: "where", CC: LinuxCC, Flags: []string{"-static", "-O2", "-g"}, Dirs: []string{dir}})
 		if errors.Is(err, ErrNoCompiler) {
-			t.Skip(err)
+			hosttool.Missing(t, LinuxCC, err)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"everett/internal/hosttool"
 )
 
 // TestAgainstQemu runs every operation on random operands as real RISC-V
@@ -16,14 +18,8 @@ import (
 // instructions. The test is skipped when the cross toolchain or qemu is not
 // installed (Debian: apt-get install gcc-riscv64-linux-gnu qemu-user-static).
 func TestAgainstQemu(t *testing.T) {
-	gcc, err := exec.LookPath("riscv64-linux-gnu-gcc")
-	if err != nil {
-		t.Skip("riscv64-linux-gnu-gcc not installed (apt-get install gcc-riscv64-linux-gnu)")
-	}
-	qemu, err := exec.LookPath("qemu-riscv64-static")
-	if err != nil {
-		t.Skip("qemu-riscv64-static not installed (apt-get install qemu-user-static)")
-	}
+	gcc := hosttool.Need(t, "riscv64-linux-gnu-gcc")
+	qemu := hosttool.Need(t, "qemu-riscv64-static")
 	bin := filepath.Join(t.TempDir(), "rvfp")
 	cc := exec.Command(gcc, "-static", "-O2", "-march=rv64gc", "-o", bin, filepath.Join("testdata", "rvfp.c"))
 	if out, err := cc.CombinedOutput(); err != nil {

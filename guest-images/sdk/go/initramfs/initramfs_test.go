@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"everett/guest-images/sdk/go/initramfs"
+	"everett/internal/hosttool"
 )
 
 func TestArchivesAreByteIdenticalForTheSameEntries(t *testing.T) {
@@ -60,10 +61,7 @@ func TestBadEntriesAreRejected(t *testing.T) {
 // TestCpioReadsTheArchive checks the format against GNU cpio when it is
 // installed.
 func TestCpioReadsTheArchive(t *testing.T) {
-	cpio, err := exec.LookPath("cpio")
-	if err != nil {
-		t.Skip("cpio not installed")
-	}
+	cpio := hosttool.Need(t, "cpio")
 	var buf bytes.Buffer
 	entries := append(initramfs.Init([]byte("hello")), initramfs.Symlink("bin/sh", "/init"), initramfs.Dir("bin", 0o755))
 	if err := initramfs.WriteGzip(&buf, entries); err != nil {
