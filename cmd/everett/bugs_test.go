@@ -52,9 +52,9 @@ func TestExploreLinuxFindsTheBugsItFindsQuicklyTodayFromSeed1(t *testing.T) {
 	bin, _ := bugSuite(t)
 	// 2026-12-04 (evening), with threads held back PCT-style, from seed 1
 	// (the programs built as make builds them, wherever the clone is):
-	// deadlock2 in universe 2, counter in 27, uaf in 1 (never before the
-	// holds), go-counter in 75, go-locksend in 47, initorder in 5,
-	// wrongsignal in 134 (only since futex calls in libc are points),
+	// deadlock2 in universe 17, counter in 1, uaf in 1 (never before the
+	// holds), go-counter in 73, go-locksend in 1, initorder in 5,
+	// wrongsignal in 39 (only since futex calls in libc are points),
 	// go-leak in 73 (only since the runtime's channel code is the
 	// program's); go test -v logs them. Every change to the guest (the
 	// init's bytes, say) moves these numbers: the morning's were 5, 3, 1,
