@@ -81,37 +81,10 @@ func (s *snapshotFlags) take(m *emu.Machine, parent *snapshot.File, spec func() 
 	return s.exit, nil
 }
 
-// specOf describes the machine `everett run` built, with absolute image
-// paths so that the snapshot restores from any folder.
-func specOf(in *inputs, f runFlags) *board.Spec {
-	s := &board.Spec{Harts: f.smp, RAMBytes: in.memBytes, Quantum: f.quantum, Seed: f.seed}
-	if in.prog != nil {
-		s.Board = board.BoardBareMetal
-		s.ELF = imageOf(in.prgPath, in.elf)
-		return s
-	}
-	s.Board = board.BoardVirt
-	s.Append = f.appendArgs
-	s.BIOS = imageOf(in.biosPath, in.bios)
-	s.Kernel = imageOf(in.kernelPath, in.kernel)
-	if in.initrdPath != "" {
-		s.Initrd = imageOf(in.initrdPath, in.initrd)
-	}
-	if in.diskPath != "" {
-		s.Disk = imageOf(in.diskPath, in.disk)
-	}
-	if in.consPath != "" {
-		s.ConsoleInput = imageOf(in.consPath, in.consoleIn)
-	}
-	return s
-}
-
-func imageOf(path string, data []byte) *board.Image {
-	if ap, err := filepath.Abs(path); err == nil {
-		path = ap
-	}
-	sum := sha256.Sum256(data)
-	return &board.Image{Path: path, SHA256: hex.EncodeToString(sum[:]), Data: data}
+// recorded is spec as a snapshot records it: with its images' hashes.
+func recorded(spec *board.Spec) *board.Spec {
+	spec.HashImages()
+	return spec
 }
 
 // loadSnapshot loads a snapshot file for the CLI: any failure is bad input
@@ -267,7 +240,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 		if f.snap.full {
 			parent = nil
 		}
-		if snapExit, err = f.snap.take(m, parent, func() *board.Spec { return file.Spec }, stderr); err != nil {
+		if snapExit, err = f.snap.take(m, parent, func() *board.Spec { return b.Spec }, stderr); err != nil {
 			return err
 		}
 	}
@@ -279,6 +252,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 	if f.stats {
 		printStats(stderr, m, elapsed)
 		printEngineStats(stderr, m.Engine(), m.JITStats())
+		printModelNote(stderr, m)
 	}
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
@@ -503,6 +477,7 @@ func infoMain(path string, stdout io.Writer) error {
 	if s.Append != "" {
 		fmt.Fprintf(w, "command line:  %s\n", s.Append)
 	}
+	fmt.Fprintf(w, "memory model:  %s\n", modelName(s))
 	fmt.Fprintf(w, "seed:          %d (the seed it was built with)\n", s.Seed)
 	fmt.Fprintf(w, "instructions:  %d\n", f.Snap.ICount)
 	fmt.Fprintf(w, "components:    %s\n", strings.Join(f.Snap.Components, " "))
@@ -526,6 +501,14 @@ func infoMain(path string, stdout io.Writer) error {
 		f.DataPages, f.ZeroPages, sizeString(uint64(f.DataPages)*emu.PageBytes), total)
 	fmt.Fprintf(w, "compressed:    state %d bytes, pages %d bytes\n", f.StateBytes, f.PageBytes)
 	return nil
+}
+
+// modelName names the memory model a snapshot's spec records ("" is sc).
+func modelName(s *board.Spec) string {
+	if mm, err := s.Model(); err == nil {
+		return mm.String()
+	}
+	return fmt.Sprintf("%q (unknown: restore will refuse it)", s.MemoryModel)
 }
 
 // imageStatus checks an image file against its recorded hash.
