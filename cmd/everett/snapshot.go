@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -511,20 +509,19 @@ func modelName(s *board.Spec) string {
 	return fmt.Sprintf("%q (unknown: restore will refuse it)", s.MemoryModel)
 }
 
-// imageStatus checks an image file against its recorded hash.
+// imageStatus checks an image file against its recorded hash, as restore
+// will (board.Image.Load).
 func imageStatus(im *board.Image) string {
-	b, err := os.ReadFile(im.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "missing"
-		}
-		return err.Error()
-	}
-	sum := sha256.Sum256(b)
-	if hex.EncodeToString(sum[:]) != im.SHA256 {
+	err := (&board.Image{Path: im.Path, SHA256: im.SHA256}).Load()
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, os.ErrNotExist):
+		return "missing"
+	case errors.Is(err, board.ErrImageChanged):
 		return "changed: restore will refuse it"
 	}
-	return "ok"
+	return err.Error()
 }
 
 func sizeString(n uint64) string {

@@ -117,14 +117,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 	if len(cfg.BIOS) == 0 {
 		return nil, ErrNoBIOS
 	}
-	m, err := emu.New(emu.Config{
-		RAMBase:     RAMBase,
-		RAMBytes:    cfg.RAMBytes,
-		Harts:       cfg.Harts,
-		Quantum:     cfg.Quantum,
-		Seed:        cfg.Seed,
-		MemoryModel: cfg.Model,
-	})
+	m, err := newCore(cfg.Harts, cfg.RAMBytes, cfg.Quantum, cfg.Seed, cfg.Model)
 	if err != nil {
 		return nil, err
 	}
