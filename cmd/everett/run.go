@@ -165,6 +165,11 @@ func runSpec(args []string, f runFlags) (*board.Spec, error) {
 		if s.ELF, err = readImage("", args[0]); err != nil {
 			return nil, err
 		}
+		// Refused here, before any output file is made (board.Build
+		// parses it again: headers and segments, cheap).
+		if _, err := emu.ParseELF(s.ELF.Data); err != nil {
+			return nil, usageErr("%s: %v", args[0], err)
+		}
 		return s, nil
 	}
 	if f.smp > 8 {
