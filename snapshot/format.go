@@ -33,8 +33,8 @@
 // The sections, each present exactly once:
 //
 //	1 spec        JSON board.Spec: board, harts, RAM, quantum, seed, command
-//	              line, and every image by path and SHA-256 (the guest-image
-//	              hashes); stored as is
+//	              line, memory model (absent: sc), and every image by path
+//	              and SHA-256 (the guest-image hashes); stored as is
 //	2 parent path where the parent file was (relative to this file's folder
 //	              when it can be), a hint for finding it; empty if full
 //	3 machine     emu.Config and the instruction count: RAM base, RAM bytes,

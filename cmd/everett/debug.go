@@ -192,27 +192,26 @@ func openDebugTarget(args []string, f debugFlags, stdout, stderr io.Writer) (*de
 	if f.node != 0 {
 		return nil, usageErr("--node is for a report's cluster")
 	}
-	in, err := readInputs(args, f.run)
+	spec, err := runSpec(args, f.run)
 	if err != nil {
 		return nil, err
 	}
 	console := debug.NewConsole(stdout)
-	b, err := buildLogging(in, f.run, console, stderr)
+	b, err := buildLogging(spec, f.run, console, stderr)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, err
 	}
-	spec := specOf(in, f.run)
-	what := in.prgPath
-	if in.prog == nil {
-		what = "a boot of " + in.kernelPath
+	what := args
+	if spec.Board == board.BoardVirt {
+		what = []string{"a boot of " + f.run.kernel}
 	}
 	t := &debugTarget{
-		run:  debug.NewMachineRun(b.m, console),
+		run:  debug.NewMachineRun(b.Machine, console),
 		save: saveSpec(spec),
-		what: fmt.Sprintf("%s (%d harts)", what, f.run.smp),
+		what: fmt.Sprintf("%s (%d harts)", what[0], f.run.smp),
 	}
-	if in.prog != nil {
-		t.symbols = in.prgPath
+	if spec.ELF != nil {
+		t.symbols = spec.ELF.Path
 	}
 	return t, nil
 }
@@ -220,7 +219,7 @@ func openDebugTarget(args []string, f debugFlags, stdout, stderr io.Writer) (*de
 // saveSpec writes snapshots of machines spec describes.
 func saveSpec(spec *board.Spec) func(path string, m *emu.Machine) error {
 	return func(path string, m *emu.Machine) error {
-		_, err := snapshot.Write(path, spec, m.Snapshot(), nil)
+		_, err := snapshot.Write(path, recorded(spec), m.Snapshot(), nil)
 		return err
 	}
 }
@@ -237,7 +236,7 @@ func debugSnapshot(path string, f debugFlags, stdout io.Writer) (*debugTarget, e
 	}
 	t := &debugTarget{
 		run:  debug.NewMachineRun(b.Machine, console),
-		save: saveSpec(file.Spec),
+		save: saveSpec(b.Spec),
 		what: fmt.Sprintf("snapshot %s (%d harts)", path, len(b.Harts())),
 	}
 	if file.Spec.ELF != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -94,46 +93,6 @@ found: gate on 'everett report --shared'.`,
 	addEngineFlag(fl, &f.engine)
 	addSharedFlags(fl, &f)
 	return cmd
-}
-
-// Summary is the summary file of a search: of one process's, or of a
-// shared search's as its bucket has it (the same shape, from newSummary).
-type Summary struct {
-	Spec       string                    `json:"spec"`
-	Seed       uint64                    `json:"seed"`
-	Universes  int                       `json:"universes"`
-	Failures   []SummaryFailure          `json:"failures"`
-	Assertions []explorer.AssertionState `json:"assertions"`
-	NeverHit   []string                  `json:"sometimes_never_reached"`
-	Coverage   int                       `json:"coverage_edges"`
-	// CoverageFill is the fraction of the edge map's slots in use.
-	CoverageFill float64 `json:"coverage_map_fill"`
-	// Pairs counts the distinct interleaving pairs seen.
-	Pairs   int    `json:"interleaving_pairs"`
-	Elapsed string `json:"elapsed"`
-	// Boot says whether root universes started from a boot snapshot.
-	Boot string `json:"boot"`
-	// EndedBy is what ended the search: universes, wall or failure
-	// (--stop-on-failure); for a shared search, also incomplete (not
-	// every universe of its bound is in a record yet).
-	EndedBy string `json:"ended_by"`
-	// Cancelled counts the universes planned but not counted: stopped by
-	// the wall-time budget or --stop-on-failure (explorer.Result).
-	Cancelled int `json:"cancelled"`
-	// FirstFailure is the failure of the lowest universe index and when it
-	// came; null without failures.
-	FirstFailure *explorer.FirstFailure `json:"first_failure"`
-	// Engine ran the universes' machines: interp or jit (a host setting:
-	// the same search finds the same failures with either).
-	Engine string `json:"engine"`
-}
-
-// SummaryFailure names one distinct failure and its report.
-type SummaryFailure struct {
-	Signature string `json:"signature"`
-	Universe  int    `json:"universe"`
-	Report    string `json:"report"`
-	Replay    string `json:"replay"`
 }
 
 // specSource is where a command's spec comes from: a SPEC.yaml argument,
@@ -254,7 +213,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	if writeErr != nil {
 		return fmt.Errorf("writing reports: %w", writeErr)
 	}
-	sum := newSummary(name, f.seed, res, res.Boot.String(), paths)
+	sum := explorer.NewSummary(name, f.seed, res, res.Boot.String(), paths)
 	if share != nil {
 		// The summary is the whole shared search's, as the bucket has
 		// it now; this worker's part is on stdout.
@@ -264,7 +223,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		printWorker(stdout, share, res)
 		sum.NeverHit = merged.NeverHit
-	} else if err := writeSummary(sum, f.out); err != nil {
+	} else if err := sum.Write(f.out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
@@ -277,41 +236,13 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		cancelled = fmt.Sprintf(" (%d more cancelled)", res.Cancelled)
 	}
 	fmt.Fprintf(stdout, "explored %d universes%s in %s (%.2f universes/s, engine %s): %d distinct failure(s), %d edges covered; summary in %s\n",
-		res.Universes, cancelled, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, "summary.json"))
+		res.Universes, cancelled, sum.Elapsed, float64(res.Universes)/max(res.Elapsed.Seconds(), 1e-9), sum.Engine, len(res.Failures), res.Coverage, filepath.Join(f.out, explorer.SummaryFile))
 	for _, n := range sum.NeverHit {
 		fmt.Fprintf(stdout, "  never reached: %s\n", n)
 	}
 	fmt.Fprintln(stdout, endedBy(res))
 	if len(res.Failures) > 0 && share == nil {
 		return &exitError{code: 1}
-	}
-	return nil
-}
-
-// newSummary is the summary of a search's result: of one process's, or of
-// a shared search's put together from its bucket (explorer.MergeShared).
-// boot describes how root universes started; paths are the failures'
-// report files by signature.
-func newSummary(name string, seed uint64, res *explorer.Result, boot string, paths map[string]string) Summary {
-	sum := Summary{Spec: name, Seed: seed, Universes: res.Universes, Assertions: res.Assertions,
-		Coverage: res.Coverage, CoverageFill: res.CoverageFill, Pairs: res.Pairs, Elapsed: res.Elapsed.Round(time.Millisecond).String(),
-		Boot: boot, EndedBy: res.Ended, Engine: res.Engine.String(), Cancelled: res.Cancelled, FirstFailure: res.FirstFailure}
-	for _, r := range res.Failures {
-		sum.Failures = append(sum.Failures, SummaryFailure{Signature: r.Signature, Universe: r.Universe, Report: paths[r.Signature], Replay: r.Replay})
-	}
-	for _, a := range res.Assertions {
-		if (a.Kind == "sometimes" || a.Kind == "reachable") && !a.Reached {
-			sum.NeverHit = append(sum.NeverHit, a.Kind+": "+a.Message)
-		}
-	}
-	return sum
-}
-
-// writeSummary writes dir/summary.json.
-func writeSummary(sum Summary, dir string) error {
-	b, _ := json.MarshalIndent(sum, "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("summary: %w", err)
 	}
 	return nil
 }

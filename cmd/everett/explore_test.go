@@ -6,16 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"everett/explorer"
 )
 
 // readSummary reads an explore's summary.json.
-func readSummary(t *testing.T, dir string) (Summary, map[string]json.RawMessage) {
+func readSummary(t *testing.T, dir string) (explorer.Summary, map[string]json.RawMessage) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum Summary
+	var sum explorer.Summary
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)

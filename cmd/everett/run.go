@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"time"
 
@@ -127,24 +128,11 @@ divergence).`,
 	return cmd
 }
 
-// built is a machine ready to run, with what the CLI needs at exit.
-type built struct {
-	m    *emu.Machine
-	virt *board.VirtMachine // nil for a bare-metal program
-}
-
-// inputs are the host files, read once before the machine starts.
-type inputs struct {
-	prog                           *emu.ELF
-	bios, kernel, initrd, disk     []byte
-	consoleIn                      []byte
-	memBytes                       uint64
-	kernelPath, diskPath, prgPath  string
-	elf                            []byte // the program's bytes, for a snapshot's spec
-	biosPath, initrdPath, consPath string
-}
-
-func readInputs(args []string, f runFlags) (*inputs, error) {
+// runSpec turns run's flags and arguments into the spec of the machine
+// they describe, its images read (once, before the machine starts) and
+// their paths absolute, so that a snapshot of it restores from any folder.
+// board.Build builds it; HashImages is left to whoever records it.
+func runSpec(args []string, f runFlags) (*board.Spec, error) {
 	if f.smp < 1 || f.smp > emu.MaxHarts {
 		return nil, usageErr("--smp %d: want 1..%d harts", f.smp, emu.MaxHarts)
 	}
@@ -155,13 +143,13 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 	if err != nil {
 		return nil, usageErr("--mem %q: %v", f.mem, err)
 	}
-	in := &inputs{memBytes: memBytes}
-	read := func(flag, path string) ([]byte, error) {
-		b, err := readInput(path)
-		if err != nil {
-			return nil, usageErr("%s: %v", flag, err)
-		}
-		return b, nil
+	mm, err := emu.ParseMemoryModel(f.memModel)
+	if err != nil {
+		return nil, usageErr("--memory-model: %v", err)
+	}
+	s := &board.Spec{Harts: f.smp, RAMBytes: memBytes, Quantum: f.quantum, Seed: f.seed}
+	if mm != emu.ModelSC {
+		s.MemoryModel = mm.String() // sc stays unwritten: the spec of an sc run is what it was before the field
 	}
 	switch {
 	case f.kernel != "" && len(args) > 0:
@@ -174,24 +162,25 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 				return nil, usageErr("%s needs --kernel (a bare-metal program has no such device)", fl.name)
 			}
 		}
-		data, err := os.ReadFile(args[0])
-		if err != nil {
-			return nil, usageErr("%v", err)
+		s.Board = board.BoardBareMetal
+		if s.ELF, err = readImage("", args[0]); err != nil {
+			return nil, err
 		}
-		in.elf = data
-		if in.prog, err = emu.ParseELF(data); err != nil {
+		// Refused here, before any output file is made (board.Build
+		// parses it again: headers and segments, cheap).
+		if _, err := emu.ParseELF(s.ELF.Data); err != nil {
 			return nil, usageErr("%s: %v", args[0], err)
 		}
-		in.prgPath = args[0]
-		return in, nil
+		return s, nil
 	}
 	if f.smp > 8 {
 		return nil, usageErr("--smp %d: the virt platform has 1..8 harts", f.smp)
 	}
-	if in.kernel, err = read("--kernel", f.kernel); err != nil {
+	s.Board = board.BoardVirt
+	s.Append = f.appendArgs
+	if s.Kernel, err = readImage("--kernel", f.kernel); err != nil {
 		return nil, err
 	}
-	in.kernelPath = f.kernel
 	bios := f.bios
 	if bios == "" {
 		bios = DefaultBIOS
@@ -199,58 +188,73 @@ func readInputs(args []string, f runFlags) (*inputs, error) {
 			return nil, usageErr("no --bios given and OpenSBI is not installed at %s (apt-get install opensbi, or pass --bios FILE)", bios)
 		}
 	}
-	if in.bios, err = read("--bios", bios); err != nil {
+	if s.BIOS, err = readImage("--bios", bios); err != nil {
 		return nil, err
 	}
-	in.biosPath = bios
 	if f.initrd != "" {
-		if in.initrd, err = read("--initrd", f.initrd); err != nil {
+		if s.Initrd, err = readImage("--initrd", f.initrd); err != nil {
 			return nil, err
 		}
-		in.initrdPath = f.initrd
 	}
 	if f.disk != "" {
-		if in.disk, err = read("--disk", f.disk); err != nil {
+		if s.Disk, err = readImage("--disk", f.disk); err != nil {
 			return nil, err
 		}
-		if len(in.disk)%512 != 0 || len(in.disk) == 0 {
-			return nil, usageErr("--disk %s: size %d is not a positive multiple of 512 bytes", f.disk, len(in.disk))
+		if n := len(s.Disk.Data); n%512 != 0 || n == 0 {
+			return nil, usageErr("--disk %s: size %d is not a positive multiple of 512 bytes", f.disk, n)
 		}
-		in.diskPath = f.disk
 	} else if f.diskPersist {
 		return nil, usageErr("--disk-persist needs --disk")
 	}
 	if f.consoleInput != "" {
-		if in.consoleIn, err = read("--console-input", f.consoleInput); err != nil {
+		if s.ConsoleInput, err = readImage("--console-input", f.consoleInput); err != nil {
 			return nil, err
 		}
-		in.consPath = f.consoleInput
 	}
-	return in, nil
+	return s, nil
 }
 
-func build(in *inputs, f runFlags, console io.Writer) (*built, error) {
-	return buildLogging(in, f, console, os.Stderr)
+// readImage reads the image a flag names (flag "": the program argument)
+// into a board.Image with its absolute path.
+func readImage(flag, path string) (*board.Image, error) {
+	b, err := readInput(path)
+	if err != nil {
+		if flag == "" {
+			return nil, usageErr("%v", err)
+		}
+		return nil, usageErr("%s: %v", flag, err)
+	}
+	if ap, err := filepath.Abs(path); err == nil {
+		path = ap
+	}
+	return board.ImageOf(path, b), nil
+}
+
+func build(spec *board.Spec, f runFlags, console io.Writer) (*board.Built, error) {
+	return buildLogging(spec, f, console, os.Stderr)
 }
 
 // buildTwin builds the second machine of --check-determinism and
 // --check-engines: its console goes to console and its SDK messages
 // nowhere (the first machine prints them).
-func buildTwin(in *inputs, f runFlags, console io.Writer) (*built, error) {
-	return buildLogging(in, f, console, io.Discard)
+func buildTwin(spec *board.Spec, f runFlags, console io.Writer) (*board.Built, error) {
+	return buildLogging(spec, f, console, io.Discard)
 }
 
-// buildLogging builds the machine with its SDK messages going to sdkLog.
-func buildLogging(in *inputs, f runFlags, console, sdkLog io.Writer) (*built, error) {
+// buildLogging builds the machine spec describes with board.Build, under
+// --engine, with its SDK messages going to sdkLog.
+func buildLogging(spec *board.Spec, f runFlags, console, sdkLog io.Writer) (*board.Built, error) {
 	// The SDK sink is attached after the machine exists (it needs its PRNG
 	// and power); logSink forwards to it.
 	ls := &lateSink{w: sdkLog}
-	sdkSink := sdk.Sink(ls)
-	b, err := buildWith(in, f, console, sdkSink)
+	b, err := board.Build(spec, board.BuildOptions{Console: console, SDK: ls, Engine: f.engine.e})
 	if err != nil {
-		return nil, err
+		if errors.Is(err, emu.ErrEngine) {
+			return nil, usageErr("--engine: %v", err)
+		}
+		return nil, usageErr("%v", err)
 	}
-	ls.LogSink = sdk.LogSink{W: sdkLog, Rand: b.m.PRNG, Power: b.m}
+	ls.LogSink = sdk.LogSink{W: sdkLog, Rand: b.PRNG, Power: b.Machine}
 	return b, nil
 }
 
@@ -258,50 +262,6 @@ func buildLogging(in *inputs, f runFlags, console, sdkLog io.Writer) (*built, er
 type lateSink struct {
 	sdk.LogSink
 	w io.Writer
-}
-
-func buildWith(in *inputs, f runFlags, console io.Writer, sdkSink sdk.Sink) (*built, error) {
-	if in.prog != nil {
-		m, err := board.NewBareMetal(board.BareMetal{
-			Harts:    f.smp,
-			RAMBytes: in.memBytes,
-			Quantum:  f.quantum,
-			Seed:     f.seed,
-			Console:  console,
-			SDK:      sdkSink,
-		}, in.prog)
-		if err != nil {
-			return nil, usageErr("%s: %v", in.prgPath, err)
-		}
-		return &built{m: m}, setModel(m, f)
-	}
-	vm, err := board.NewVirt(board.Virt{
-		Harts:        f.smp,
-		RAMBytes:     in.memBytes,
-		Quantum:      f.quantum,
-		Seed:         f.seed,
-		BIOS:         in.bios,
-		Kernel:       in.kernel,
-		Initrd:       in.initrd,
-		Append:       f.appendArgs,
-		Disk:         in.disk,
-		Console:      console,
-		ConsoleInput: in.consoleIn,
-		SDK:          sdkSink,
-	})
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return &built{m: vm.Machine, virt: vm}, setModel(vm.Machine, f)
-}
-
-// setModel puts a machine built for run under --memory-model.
-func setModel(m *emu.Machine, f runFlags) error {
-	mm, err := emu.ParseMemoryModel(f.memModel)
-	if err != nil {
-		return usageErr("--memory-model: %v", err)
-	}
-	return m.SetMemoryModel(mm)
 }
 
 // linuxInputs turns `run --linux PROGRAM ARGS...` into the kernel, the
@@ -327,7 +287,7 @@ func linuxInputs(args []string, f *runFlags, appendSet bool) error {
 }
 
 func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
-	in, err := readInputs(args, f)
+	spec, err := runSpec(args, f)
 	if err != nil {
 		return err
 	}
@@ -340,9 +300,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if (f.checkDet || f.checkEngines) && f.checkEvery == 0 {
 		return usageErr("--check-every must be positive")
 	}
-	if mm, err := emu.ParseMemoryModel(f.memModel); err != nil {
-		return usageErr("--memory-model: %v", err)
-	} else if mm == emu.ModelRVWMO && f.checkEngines {
+	if spec.MemoryModel == emu.ModelRVWMO.String() && f.checkEngines {
 		return usageErr("--check-engines does not go with --memory-model rvwmo (rvwmo runs in the interpreter only)")
 	}
 	console, closeConsole, err := openConsole(f.console, stdout)
@@ -350,14 +308,11 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeConsole()
-	b, err := build(in, f, console)
+	b, err := build(spec, f, console)
 	if err != nil {
 		return err
 	}
-	m := b.m
-	if err := m.SetEngine(f.engine.e); err != nil {
-		return usageErr("--engine: %v", err)
-	}
+	m := b.Machine
 	var tw *bufio.Writer
 	if f.trace {
 		tw = bufio.NewWriterSize(stderr, 1<<16)
@@ -389,11 +344,11 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 				twin = m
 				return m, nil
 			}
-			t, err := buildTwin(in, f, &out2)
+			t, err := buildTwin(spec, f, &out2)
 			if err != nil {
 				return nil, err
 			}
-			twin = t.m
+			twin = t.Machine
 			return twin, nil
 		}, f.checkEvery, f.maxInsns)
 		if err != nil {
@@ -409,15 +364,12 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 			f.checkEvery, m.ICount(), c.HostInsns)
 	case f.checkDet:
 		var out2 bytes.Buffer
-		again, err := buildTwin(in, f, &out2)
+		again, err := buildTwin(spec, f, &out2)
 		if err != nil {
 			return err
 		}
-		if err := again.m.SetEngine(f.engine.e); err != nil {
-			return usageErr("--engine: %v", err)
-		}
 		var div *enginecheck.Divergence
-		reason, div = enginecheck.CompareRuns(m, again.m, f.checkEvery, f.maxInsns)
+		reason, div = enginecheck.CompareRuns(m, again.Machine, f.checkEvery, f.maxInsns)
 		if div != nil {
 			return &exitError{code: exitInternal, msg: "determinism check failed: " + div.Error()}
 		}
@@ -427,7 +379,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 		m.OnlyMachine()
 		relaxGC()
 		if f.snap.at != 0 {
-			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return specOf(in, f) }, stderr); err != nil {
+			if snapExit, err = f.snap.take(m, nil, func() *board.Spec { return recorded(spec) }, stderr); err != nil {
 				return err
 			}
 		}
@@ -443,9 +395,7 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if f.stats {
 		printStats(stderr, m, elapsed)
 		printEngineStats(stderr, m.Engine(), m.JITStats())
-		if m.MemoryModel() == emu.ModelRVWMO {
-			fmt.Fprintln(stderr, "everett: memory model rvwmo: the interpreter ran every block (the jit does not honour the model)")
-		}
+		printModelNote(stderr, m)
 		if twin != nil && twin != m {
 			printEngineStats(stderr, twin.Engine(), twin.JITStats())
 		}
@@ -453,8 +403,8 @@ func runMain(args []string, f runFlags, stdout, stderr io.Writer) error {
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
 	}
-	if f.diskPersist && b.virt != nil && b.virt.Blk != nil {
-		if err := persistDisk(in.diskPath, b.virt); err != nil {
+	if f.diskPersist && b.Virt != nil && b.Virt.Blk != nil {
+		if err := persistDisk(spec.Disk.Path, b.Virt); err != nil {
 			return usageErr("--disk-persist: %v", err)
 		}
 	}
@@ -474,6 +424,14 @@ func printStats(stderr io.Writer, m *emu.Machine, elapsed time.Duration) {
 	mips := float64(retired) / elapsed.Seconds() / 1e6
 	fmt.Fprintf(stderr, "everett: %d instructions retired (%d slots) in %.3fs: %.1f guest MIPS; virtual time %.3fs\n",
 		retired, m.ICount(), elapsed.Seconds(), mips, float64(m.Now())/1e9)
+}
+
+// printModelNote says, with --stats, that an rvwmo machine ran in the
+// interpreter.
+func printModelNote(stderr io.Writer, m *emu.Machine) {
+	if m.MemoryModel() == emu.ModelRVWMO {
+		fmt.Fprintln(stderr, "everett: memory model rvwmo: the interpreter ran every block (the jit does not honour the model)")
+	}
 }
 
 // persistDisk writes the blocks the guest changed back to the disk file.

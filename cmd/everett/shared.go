@@ -72,15 +72,15 @@ func printWorker(w io.Writer, s *bucket.Search, res *explorer.Result) {
 // mergedSearch reads a shared search's records and puts them together
 // into the summary one search writes; the failures' reports (each
 // signature's of its lowest universe) go to dir.
-func mergedSearch(s *bucket.Search, dir string) (Summary, *explorer.MergedSearch, error) {
+func mergedSearch(s *bucket.Search, dir string) (explorer.Summary, *explorer.MergedSearch, error) {
 	recs, err := s.Records()
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("reading the search: %w", err)
+		return explorer.Summary{}, nil, fmt.Errorf("reading the search: %w", err)
 	}
 	id := s.Identity()
 	m, err := explorer.MergeShared(recs, id.Universes)
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("merging the search: %w", err)
+		return explorer.Summary{}, nil, fmt.Errorf("merging the search: %w", err)
 	}
 	res := m.Result
 	if m.LastUnixMs > 0 {
@@ -93,26 +93,29 @@ func mergedSearch(s *bucket.Search, dir string) (Summary, *explorer.MergedSearch
 	for _, r := range res.Failures {
 		p, err := r.Write(dir)
 		if err != nil {
-			return Summary{}, nil, fmt.Errorf("writing %s's report: %w", r.Signature, err)
+			return explorer.Summary{}, nil, fmt.Errorf("writing %s's report: %w", r.Signature, err)
 		}
 		paths[r.Signature] = p
 	}
-	sum := newSummary(id.Spec, id.Seed, res, m.Boot, paths)
+	sum := explorer.NewSummary(id.Spec, id.Seed, res, m.Boot, paths)
 	return sum, m, nil
 }
 
 // writeSharedSummary writes the shared search's merged summary to
 // dir/summary.json (with the reports beside it) and to the bucket.
-func writeSharedSummary(s *bucket.Search, dir string, w io.Writer) (Summary, error) {
+func writeSharedSummary(s *bucket.Search, dir string, w io.Writer) (explorer.Summary, error) {
 	sum, m, err := mergedSearch(s, dir)
 	if err != nil {
 		return sum, err
 	}
-	if err := writeSummary(sum, dir); err != nil {
+	if err := sum.Write(dir); err != nil {
 		return sum, err
 	}
-	b, _ := json.MarshalIndent(sum, "", "  ")
-	if err := s.Put("summary.json", append(b, '\n')); err != nil {
+	b, err := sum.JSON()
+	if err != nil {
+		return sum, err
+	}
+	if err := s.Put(explorer.SummaryFile, b); err != nil {
 		return sum, fmt.Errorf("summary.json in the bucket: %w", err)
 	}
 	state := "complete"
@@ -120,7 +123,7 @@ func writeSharedSummary(s *bucket.Search, dir string, w io.Writer) (Summary, err
 		state = fmt.Sprintf("%d universes not done yet (first: %v)", sum.Cancelled, m.Missing[:min(len(m.Missing), 5)])
 	}
 	fmt.Fprintf(w, "shared search: %d universes by %d worker(s), %s: %d distinct failure(s), %d edges covered; merged summary in %s\n",
-		sum.Universes, len(m.Workers), state, len(sum.Failures), sum.Coverage, filepath.Join(dir, "summary.json"))
+		sum.Universes, len(m.Workers), state, len(sum.Failures), sum.Coverage, filepath.Join(dir, explorer.SummaryFile))
 	if len(m.Twice) > 0 {
 		return sum, fmt.Errorf("shared search: universes counted twice: %v (a fault of the claims)", m.Twice)
 	}
@@ -254,12 +257,12 @@ var sharedPage = template.Must(template.New("shared").Parse(`<!doctype html>
 `))
 
 // sharedHTML renders a shared search's merged summary as one page.
-func sharedHTML(id bucket.Identity, sum Summary) ([]byte, error) {
+func sharedHTML(id bucket.Identity, sum explorer.Summary) ([]byte, error) {
 	sort.SliceStable(sum.Failures, func(i, j int) bool { return sum.Failures[i].Universe < sum.Failures[j].Universe })
 	var buf bytes.Buffer
 	err := sharedPage.Execute(&buf, struct {
 		ID   bucket.Identity
-		S    Summary
+		S    explorer.Summary
 		Fill float64
 	}{id, sum, 100 * sum.CoverageFill})
 	return buf.Bytes(), err

@@ -220,7 +220,7 @@ func runSharedSearch(t *testing.T, bin, url string, env []string, list func() ([
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum Summary
+	var sum explorer.Summary
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -81,37 +79,10 @@ func (s *snapshotFlags) take(m *emu.Machine, parent *snapshot.File, spec func() 
 	return s.exit, nil
 }
 
-// specOf describes the machine `everett run` built, with absolute image
-// paths so that the snapshot restores from any folder.
-func specOf(in *inputs, f runFlags) *board.Spec {
-	s := &board.Spec{Harts: f.smp, RAMBytes: in.memBytes, Quantum: f.quantum, Seed: f.seed}
-	if in.prog != nil {
-		s.Board = board.BoardBareMetal
-		s.ELF = imageOf(in.prgPath, in.elf)
-		return s
-	}
-	s.Board = board.BoardVirt
-	s.Append = f.appendArgs
-	s.BIOS = imageOf(in.biosPath, in.bios)
-	s.Kernel = imageOf(in.kernelPath, in.kernel)
-	if in.initrdPath != "" {
-		s.Initrd = imageOf(in.initrdPath, in.initrd)
-	}
-	if in.diskPath != "" {
-		s.Disk = imageOf(in.diskPath, in.disk)
-	}
-	if in.consPath != "" {
-		s.ConsoleInput = imageOf(in.consPath, in.consoleIn)
-	}
-	return s
-}
-
-func imageOf(path string, data []byte) *board.Image {
-	if ap, err := filepath.Abs(path); err == nil {
-		path = ap
-	}
-	sum := sha256.Sum256(data)
-	return &board.Image{Path: path, SHA256: hex.EncodeToString(sum[:]), Data: data}
+// recorded is spec as a snapshot records it: with its images' hashes.
+func recorded(spec *board.Spec) *board.Spec {
+	spec.HashImages()
+	return spec
 }
 
 // loadSnapshot loads a snapshot file for the CLI: any failure is bad input
@@ -267,7 +238,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 		if f.snap.full {
 			parent = nil
 		}
-		if snapExit, err = f.snap.take(m, parent, func() *board.Spec { return file.Spec }, stderr); err != nil {
+		if snapExit, err = f.snap.take(m, parent, func() *board.Spec { return b.Spec }, stderr); err != nil {
 			return err
 		}
 	}
@@ -279,6 +250,7 @@ func restoreMain(path string, f restoreFlags, reseed bool, stdout, stderr io.Wri
 	if f.stats {
 		printStats(stderr, m, elapsed)
 		printEngineStats(stderr, m.Engine(), m.JITStats())
+		printModelNote(stderr, m)
 	}
 	if f.stateHash {
 		fmt.Fprintf(stderr, "state-hash: %016x\n", m.StateHash())
@@ -503,6 +475,7 @@ func infoMain(path string, stdout io.Writer) error {
 	if s.Append != "" {
 		fmt.Fprintf(w, "command line:  %s\n", s.Append)
 	}
+	fmt.Fprintf(w, "memory model:  %s\n", modelName(s))
 	fmt.Fprintf(w, "seed:          %d (the seed it was built with)\n", s.Seed)
 	fmt.Fprintf(w, "instructions:  %d\n", f.Snap.ICount)
 	fmt.Fprintf(w, "components:    %s\n", strings.Join(f.Snap.Components, " "))
@@ -528,20 +501,27 @@ func infoMain(path string, stdout io.Writer) error {
 	return nil
 }
 
-// imageStatus checks an image file against its recorded hash.
-func imageStatus(im *board.Image) string {
-	b, err := os.ReadFile(im.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "missing"
-		}
-		return err.Error()
+// modelName names the memory model a snapshot's spec records ("" is sc).
+func modelName(s *board.Spec) string {
+	if mm, err := s.Model(); err == nil {
+		return mm.String()
 	}
-	sum := sha256.Sum256(b)
-	if hex.EncodeToString(sum[:]) != im.SHA256 {
+	return fmt.Sprintf("%q (unknown: restore will refuse it)", s.MemoryModel)
+}
+
+// imageStatus checks an image file against its recorded hash, as restore
+// will (board.Image.Load).
+func imageStatus(im *board.Image) string {
+	err := (&board.Image{Path: im.Path, SHA256: im.SHA256}).Load()
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, os.ErrNotExist):
+		return "missing"
+	case errors.Is(err, board.ErrImageChanged):
 		return "changed: restore will refuse it"
 	}
-	return "ok"
+	return err.Error()
 }
 
 func sizeString(n uint64) string {

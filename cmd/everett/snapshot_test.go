@@ -114,6 +114,7 @@ func TestSnapshotInfoDescribesTheFile(t *testing.T) {
 	for _, want := range []string{
 		"format:        everett snapshot version 5, rv64gc",
 		"board:         baremetal, 4 harts, 64 MiB of RAM at 0x80000000",
+		"memory model:  sc",
 		"seed:          9",
 		"instructions:  40000",
 		"image:         elf           sha256:",

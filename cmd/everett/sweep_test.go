@@ -214,7 +214,7 @@ func TestExploreSaysWhichBudgetEndedTheRun(t *testing.T) {
 			if code != 0 || lines[len(lines)-1] != tc.want {
 				t.Fatalf("exit code %d, last line %q, want %q; stderr %s", code, lines[len(lines)-1], tc.want, errs)
 			}
-			var sum Summary
+			var sum explorer.Summary
 			b, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
 			if err := json.Unmarshal(b, &sum); err != nil || sum.EndedBy != tc.ended {
 				t.Fatalf("summary ended_by %q (%v), want %q", sum.EndedBy, err, tc.ended)

@@ -40,14 +40,7 @@ func NewBareMetal(cfg BareMetal, prog *emu.ELF) (*emu.Machine, error) {
 // newBareMetal builds the machine; load=false skips loading the program
 // (for restoring a snapshot), but still finds tohost for HTIF.
 func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error) {
-	m, err := emu.New(emu.Config{
-		RAMBase:     RAMBase,
-		RAMBytes:    cfg.RAMBytes,
-		Harts:       cfg.Harts,
-		Quantum:     cfg.Quantum,
-		Seed:        cfg.Seed,
-		MemoryModel: cfg.Model,
-	})
+	m, err := newCore(cfg.Harts, cfg.RAMBytes, cfg.Quantum, cfg.Seed, cfg.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +78,19 @@ func newBareMetal(cfg BareMetal, prog *emu.ELF, load bool) (*emu.Machine, error)
 		m.Register("htif", d)
 	}
 	return m, nil
+}
+
+// newCore is the core of either board's machine: harts and RAM at RAMBase
+// under the memory model, before any device.
+func newCore(harts int, ramBytes, quantum, seed uint64, model emu.MemoryModel) (*emu.Machine, error) {
+	return emu.New(emu.Config{
+		RAMBase:     RAMBase,
+		RAMBytes:    ramBytes,
+		Harts:       harts,
+		Quantum:     quantum,
+		Seed:        seed,
+		MemoryModel: model,
+	})
 }
 
 // attachSDK routes the guest-SDK hypercall to sink (nil: a LogSink that

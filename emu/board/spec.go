@@ -15,8 +15,9 @@ import (
 )
 
 // Spec describes a machine completely and serializably: the board, its
-// size, and its images by path and content hash. Snapshots, bug reports and
-// the explorer store Specs so that a machine can be rebuilt exactly.
+// size, its memory model, and its images by path and content hash.
+// Snapshots, bug reports and the explorer store Specs so that a machine can
+// be rebuilt exactly. Build is the one way from a Spec to a machine.
 type Spec struct {
 	Board    string `json:"board"` // BoardBareMetal or BoardVirt
 	Harts    int    `json:"harts"`
@@ -24,6 +25,10 @@ type Spec struct {
 	Quantum  uint64 `json:"quantum,omitempty"`
 	Seed     uint64 `json:"seed"`
 	Append   string `json:"append,omitempty"`
+	// MemoryModel is the model the machine is built under: "" or "sc"
+	// (the default, and what a spec written before the field existed
+	// means), or "rvwmo" (emu.ParseMemoryModel).
+	MemoryModel string `json:"memory_model,omitempty"`
 
 	ELF          *Image `json:"elf,omitempty"` // bare-metal program
 	BIOS         *Image `json:"bios,omitempty"`
@@ -63,8 +68,39 @@ func NewImage(path string) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Image{Path: path, SHA256: sha256Hex(b), Data: b}, nil
+}
+
+// ImageOf is the image of data, which the caller has read from path itself.
+// Its hash is left for HashImages, so that a machine that is built but never
+// recorded does not pay for hashing its images.
+func ImageOf(path string, data []byte) *Image {
+	return &Image{Path: path, Data: data}
+}
+
+// HashImages records the hash of every loaded image that has none yet
+// (ImageOf's): a spec is hashed before a snapshot or report records it.
+func (s *Spec) HashImages() {
+	for _, x := range s.Images() {
+		if x.Im.SHA256 == "" && x.Im.Data != nil {
+			x.Im.SHA256 = sha256Hex(x.Im.Data)
+		}
+	}
+}
+
+func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return &Image{Path: path, SHA256: hex.EncodeToString(sum[:]), Data: b}, nil
+	return hex.EncodeToString(sum[:])
+}
+
+// Model is the spec's memory model; an unknown name is an error naming the
+// field.
+func (s *Spec) Model() (emu.MemoryModel, error) {
+	mm, err := emu.ParseMemoryModel(s.MemoryModel)
+	if err != nil {
+		return 0, fmt.Errorf("memory_model: %w", err)
+	}
+	return mm, nil
 }
 
 // Load reads the image (unless already loaded) and checks its hash.
@@ -76,8 +112,7 @@ func (im *Image) Load() error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); im.SHA256 != "" && got != im.SHA256 {
+	if got := sha256Hex(b); im.SHA256 != "" && got != im.SHA256 {
 		return fmt.Errorf("%w: %s has sha256 %s, recorded %s", ErrImageChanged, im.Path, got[:16], short(im.SHA256))
 	}
 	im.Data = b
@@ -149,8 +184,14 @@ type BuildOptions struct {
 	Engine emu.Engine
 }
 
-// Build builds the machine the spec describes. Images must be loaded.
+// Build builds the machine the spec describes, under its memory model.
+// Images must be loaded. It is the one way to build a machine from a
+// description: the CLI, the explorer and snapshots all come here.
 func Build(s *Spec, o BuildOptions) (*Built, error) {
+	model, err := s.Model()
+	if err != nil {
+		return nil, err
+	}
 	switch s.Board {
 	case BoardBareMetal:
 		if s.ELF == nil || s.ELF.Data == nil {
@@ -160,9 +201,9 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.ELF.Path, err)
 		}
-		m, err := newBareMetal(BareMetal{Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Console: o.Console, SDK: o.SDK}, prog, !o.NoLoad)
+		m, err := newBareMetal(BareMetal{Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Model: model, Console: o.Console, SDK: o.SDK}, prog, !o.NoLoad)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", s.ELF.Path, err)
 		}
 		if err := m.SetEngine(o.Engine); err != nil {
 			return nil, err
@@ -170,7 +211,7 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 		return &Built{Machine: m, Spec: s}, nil
 	case BoardVirt:
 		cfg := Virt{
-			Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed,
+			Harts: s.Harts, RAMBytes: s.RAMBytes, Quantum: s.Quantum, Seed: s.Seed, Model: model,
 			Append: s.Append, Console: o.Console, noLoad: o.NoLoad, SDK: o.SDK,
 			DiskStable: s.DiskStable,
 		}
@@ -204,7 +245,10 @@ func Build(s *Spec, o BuildOptions) (*Built, error) {
 
 // Restore builds a machine for spec and restores snapshot snap into it,
 // reseeding its PRNG with seed when reseed is set (a fork: the same past, a
-// different future).
+// different future). The snapshot's state decides the memory model (an
+// rvwmo machine's state holds its store buffers): when it differs from the
+// spec's, as in a snapshot written before specs recorded the model, the
+// Built's Spec is a copy of s with the model the machine is under.
 func Restore(s *Spec, snap *emu.Snapshot, o BuildOptions, reseed bool, seed uint64) (*Built, error) {
 	o.NoLoad = true
 	b, err := Build(s, o)
@@ -213,6 +257,11 @@ func Restore(s *Spec, snap *emu.Snapshot, o BuildOptions, reseed bool, seed uint
 	}
 	if err := b.RestoreSnapshot(snap); err != nil {
 		return nil, err
+	}
+	if mm, _ := s.Model(); mm != b.MemoryModel() {
+		c := *s
+		c.MemoryModel = b.MemoryModel().String()
+		b.Spec = &c
 	}
 	if reseed {
 		b.PRNG.Reseed(seed)

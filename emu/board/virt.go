@@ -64,6 +64,7 @@ type Virt struct {
 	RAMBytes uint64
 	Quantum  uint64
 	Seed     uint64
+	Model    emu.MemoryModel // memory model (the zero value is sc)
 
 	BIOS   []byte // M-mode firmware (OpenSBI fw_dynamic.bin), loaded at RAM start
 	Kernel []byte // kernel Image, loaded at RAM start + KernelOffset
@@ -117,13 +118,7 @@ func NewVirt(cfg Virt) (*VirtMachine, error) {
 	if len(cfg.BIOS) == 0 {
 		return nil, ErrNoBIOS
 	}
-	m, err := emu.New(emu.Config{
-		RAMBase:  RAMBase,
-		RAMBytes: cfg.RAMBytes,
-		Harts:    cfg.Harts,
-		Quantum:  cfg.Quantum,
-		Seed:     cfg.Seed,
-	})
+	m, err := newCore(cfg.Harts, cfg.RAMBytes, cfg.Quantum, cfg.Seed, cfg.Model)
 	if err != nil {
 		return nil, err
 	}
