@@ -129,8 +129,18 @@ func TestADeliveryErrorEndsTheRunAndCancelsTheRunningItems(t *testing.T) {
 	stop := errors.New("stop here")
 	var delivered int
 	var sawCancel atomic.Bool
-	err := Run(context.Background(), 4, 1000, func(ctx context.Context, i int) (int, error) {
-		if i > 3 {
+	// Five workers: items 0-3 return only once item 4 has started, so
+	// that when item 3's delivery stops the run, item 4 is running
+	// however the host schedules the goroutines.
+	running := make(chan struct{})
+	err := Run(context.Background(), 5, 1000, func(ctx context.Context, i int) (int, error) {
+		switch {
+		case i < 4:
+			<-running
+		case i == 4:
+			close(running)
+			fallthrough
+		default:
 			select {
 			case <-ctx.Done():
 				sawCancel.Store(true)

@@ -13,7 +13,6 @@ package codearena
 import (
 	"errors"
 	"fmt"
-	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +38,7 @@ type Arena struct {
 // and nothing is accessible until a chunk is opened) for code written in
 // chunks of chunk bytes. Both are rounded up to whole host pages.
 func Reserve(size, chunk int) (*Arena, error) {
-	page := uintptr(os.Getpagesize())
+	page := uintptr(unix.Getpagesize())
 	if size <= 0 || chunk <= 0 || chunk > size {
 		return nil, fmt.Errorf("code arena: size %d and chunk %d: want 0 < chunk <= size", size, chunk)
 	}
