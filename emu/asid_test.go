@@ -115,21 +115,21 @@ func TestSwitchingASIDsWithoutAFenceRunsAndReadsEachSpacesOwnPages(t *testing.T)
 					roots := asidSpaces(t, m, c.kernelGlobal)
 					h := m.harts[0]
 					h.priv = PrivS
-					h.medeleg = 1 << CauseEcallU
-					h.satp = satpOf(c.a, roots[0])
-					h.x[8] = 0x40000000              // s0
-					h.x[18] = n                      // s2
-					h.x[20] = satpOf(c.a, roots[0])  // s4
-					h.x[21] = satpOf(c.b, roots[1])  // s5
-					h.x[22] = 0x40002000             // s6
-					h.x[28] = DefaultRAMBase + 0x18  // t3
-					h.x[29] = DefaultRAMBase + 0x30  // t4
-					h.mtvec = DefaultRAMBase + 0x800 // nothing should reach M-mode
+					h.csr.medeleg = 1 << CauseEcallU
+					h.csr.satp = satpOf(c.a, roots[0])
+					h.x[8] = 0x40000000                  // s0
+					h.x[18] = n                          // s2
+					h.x[20] = satpOf(c.a, roots[0])      // s4
+					h.x[21] = satpOf(c.b, roots[1])      // s5
+					h.x[22] = 0x40002000                 // s6
+					h.x[28] = DefaultRAMBase + 0x18      // t3
+					h.x[29] = DefaultRAMBase + 0x30      // t4
+					h.csr.mtvec = DefaultRAMBase + 0x800 // nothing should reach M-mode
 				})
 				m := runOn(t, build, e, 400_000)
 				h := m.harts[0]
 				if h.x[9] != n {
-					t.Fatalf("%d rounds; want %d (pc %#x, priv %d, mcause %d)", h.x[9], n, h.pc, h.priv, h.mcause)
+					t.Fatalf("%d rounds; want %d (pc %#x, priv %d, mcause %d)", h.x[9], n, h.pc, h.priv, h.csr.mcause)
 				}
 				for _, r := range []struct {
 					name string
@@ -189,17 +189,17 @@ func TestAnASIDFenceDropsThatASIDsTranslationsButNotGlobalOnes(t *testing.T) {
 				asidWrite(t, m, l0+8*5, page(2)|pteV|pteR|pteA|pteG) // VA 0x40005000: 10, global
 				h := m.harts[0]
 				h.priv = PrivS
-				h.satp = satpOf(7, roots[0])
+				h.csr.satp = satpOf(7, roots[0])
 				h.x[23], h.x[24] = 7, 8                         // s7, s8
 				h.x[25], h.x[26] = 0x40004000, 0x40005000       // s9, s10
 				h.x[5], h.x[6] = l0+8*4, page(1)|pteV|pteR|pteA // t0, t1
 				h.x[7], h.x[28] = l0+8*5, page(3)|pteV|pteR|pteA|pteG
-				h.mtvec = DefaultRAMBase + 0x800
+				h.csr.mtvec = DefaultRAMBase + 0x800
 			})
 			m := runOn(t, build, e, 10_000)
 			h := m.harts[0]
 			if h.pc != DefaultRAMBase+0x40 {
-				t.Fatalf("pc %#x; want the final loop (mcause %d)", h.pc, h.mcause)
+				t.Fatalf("pc %#x; want the final loop (mcause %d)", h.pc, h.csr.mcause)
 			}
 			for _, r := range []struct {
 				reg  int
@@ -266,15 +266,15 @@ func TestAFenceOfOneAddressDropsTheJumpCacheEntriesOfCodeAnywhereInItsPage(t *te
 					}
 					h := m.harts[0]
 					h.priv = PrivS
-					h.satp = satpOf(3, roots[0])
+					h.csr.satp = satpOf(3, roots[0])
 					h.x[22] = 0x40002000 + off // s6
 					h.x[5], h.x[6] = l0+16, (asidKFunc+0x1000)>>12<<10|pteV|pteR|pteX|pteA
-					h.mtvec = DefaultRAMBase + 0x800
+					h.csr.mtvec = DefaultRAMBase + 0x800
 				})
 				m := runOn(t, build, e, 1_000)
 				h := m.harts[0]
 				if h.pc != DefaultRAMBase+0x10 {
-					t.Fatalf("pc %#x; want the final loop (mcause %d)", h.pc, h.mcause)
+					t.Fatalf("pc %#x; want the final loop (mcause %d)", h.pc, h.csr.mcause)
 				}
 				if got := h.x[13]; got != 101 {
 					t.Errorf("a3 = %d; want 101: the call after the fence must run the page's new code", got)

@@ -406,7 +406,7 @@ func (m *Machine) invalidateCode(pn uint64) {
 	// The jump caches may hold blocks of the page: none of their entries
 	// may be used again (see jcEntry).
 	for _, h := range m.harts {
-		h.epoch++
+		h.jctx.epoch++
 		h.setCtx()
 	}
 }

@@ -362,7 +362,7 @@ func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
 	}
 	futex := h.x[17] == sysFutex
 	if c.rng.Uint64()&1 == 1 {
-		c.ret[h.ID] = retPoint{pc: next, satp: h.satp, futex: futex}
+		c.ret[h.ID] = retPoint{pc: next, satp: h.csr.satp, futex: futex}
 		return true
 	}
 	slot := pairKey(0, h.pc) & (commCountSlots - 1)
@@ -383,7 +383,7 @@ func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
 func (m *Machine) returnPoint(h *Hart) bool {
 	c := &m.comm
 	r := c.ret[h.ID]
-	if r.pc == 0 || h.priv != PrivU || h.pc != r.pc || h.satp != r.satp {
+	if r.pc == 0 || h.priv != PrivU || h.pc != r.pc || h.csr.satp != r.satp {
 		return false
 	}
 	c.ret[h.ID] = retPoint{}
@@ -407,7 +407,7 @@ func (h *Hart) preemptedAfter() {
 	h.yield = true
 	c := &h.m.comm
 	if hd := &c.hold[h.ID]; hd.until != 0 {
-		hd.pc, hd.satp = h.pc, h.satp
+		hd.pc, hd.satp = h.pc, h.csr.satp
 	}
 }
 
@@ -421,7 +421,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 	if !cfg.Comm {
 		return false
 	}
-	if hd := &c.hold[h.ID]; hd.until > m.Now() && hd.pc == h.pc && hd.satp == h.satp && h.priv == PrivU {
+	if hd := &c.hold[h.ID]; hd.until > m.Now() && hd.pc == h.pc && hd.satp == h.csr.satp && h.priv == PrivU {
 		// The held access again, after an interrupt let the hart into
 		// the kernel: the thread is still held.
 		c.skip[h.ID] = h.cnt.steps + 1
@@ -429,7 +429,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 		h.yield = true
 		return true
 	}
-	if c.preempts >= cfg.Preemptions || cfg.UserOnly && (h.priv != PrivU || h.satp == m.sched.own) {
+	if c.preempts >= cfg.Preemptions || cfg.UserOnly && (h.priv != PrivU || h.csr.satp == m.sched.own) {
 		return false
 	}
 	if rs := m.sched.ranges; cfg.UserOnly && !futex && len(rs) > 0 && !inRanges(rs, h.pc) && !inRanges(rs, h.x[1]) {
@@ -478,7 +478,7 @@ func (m *Machine) preemptAt(h *Hart, seen uint8, futex bool) bool {
 			c.holds++
 		}
 		c.held++
-		c.hold[h.ID] = holdState{until: c.resume[h.ID], pc: h.pc, satp: h.satp, since: m.icount}
+		c.hold[h.ID] = holdState{until: c.resume[h.ID], pc: h.pc, satp: h.csr.satp, since: m.icount}
 	}
 	h.yield = true
 	return true
@@ -527,7 +527,7 @@ func (m *Machine) releaseHolds() {
 	}
 	for _, h := range m.harts {
 		hd := &c.hold[h.ID]
-		if hd.until != 0 && c.resume[h.ID] > now && h.pendingMIP()&h.mie&(MipMSIP|MipSSIP) != 0 {
+		if hd.until != 0 && c.resume[h.ID] > now && h.pendingMIP()&h.csr.mie&(MipMSIP|MipSSIP) != 0 {
 			c.resume[h.ID] = now
 		}
 	}

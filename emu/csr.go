@@ -30,7 +30,7 @@ func (h *Hart) csrOp(kind isa.Op, csr uint16, rd uint8, src uint64, write bool, 
 			// read-modify-write; the interrupt controller's signal is read
 			// but never written back (Privileged ISA §3.1.9).
 			base &^= MipSEIP
-			if h.seipSW {
+			if h.csr.seipSW {
 				base |= MipSEIP
 			}
 		}
@@ -58,22 +58,22 @@ func (h *Hart) counterAllowed(bit uint) bool {
 	if h.priv == PrivM {
 		return true
 	}
-	if h.mcounteren>>bit&1 == 0 {
+	if h.csr.mcounteren>>bit&1 == 0 {
 		return false
 	}
-	if h.priv == PrivU && h.scounteren>>bit&1 == 0 {
+	if h.priv == PrivU && h.csr.scounteren>>bit&1 == 0 {
 		return false
 	}
 	return true
 }
 
-func (h *Hart) fpEnabled() bool { return h.mstatus&mstatusFS != 0 }
+func (h *Hart) fpEnabled() bool { return h.csr.mstatus&mstatusFS != 0 }
 
 // dirtyFP marks the FP state dirty (§3.1.6.6).
-func (h *Hart) dirtyFP() { h.mstatus |= mstatusFS }
+func (h *Hart) dirtyFP() { h.csr.mstatus |= mstatusFS }
 
 func (h *Hart) readMstatus() uint64 {
-	s := h.mstatus | mstatusXLFixed
+	s := h.csr.mstatus | mstatusXLFixed
 	if s&mstatusFS == mstatusFS {
 		s |= mstatusSD
 	}
@@ -95,17 +95,17 @@ func (h *Hart) readCSR(csr uint16) (uint64, bool) {
 		if !h.fpEnabled() {
 			return 0, false
 		}
-		return h.fflags, true
+		return h.csr.fflags, true
 	case isa.CSRFrm:
 		if !h.fpEnabled() {
 			return 0, false
 		}
-		return h.frm, true
+		return h.csr.frm, true
 	case isa.CSRFcsr:
 		if !h.fpEnabled() {
 			return 0, false
 		}
-		return h.frm<<5 | h.fflags, true
+		return h.csr.frm<<5 | h.csr.fflags, true
 	case isa.CSRCycle:
 		if !h.counterAllowed(0) {
 			return 0, false
@@ -125,28 +125,28 @@ func (h *Hart) readCSR(csr uint16) (uint64, bool) {
 	case isa.CSRSstatus:
 		return h.readMstatus() & sstatusReadable, true
 	case isa.CSRSie:
-		return h.mie & h.mideleg, true
+		return h.csr.mie & h.csr.mideleg, true
 	case isa.CSRStvec:
-		return h.stvec, true
+		return h.csr.stvec, true
 	case isa.CSRScounteren:
-		return h.scounteren, true
+		return h.csr.scounteren, true
 	case isa.CSRSenvcfg:
 		return 0, true
 	case isa.CSRSscratch:
-		return h.sscratch, true
+		return h.csr.sscratch, true
 	case isa.CSRSepc:
-		return h.sepc, true
+		return h.csr.sepc, true
 	case isa.CSRScause:
-		return h.scause, true
+		return h.csr.scause, true
 	case isa.CSRStval:
-		return h.stval, true
+		return h.csr.stval, true
 	case isa.CSRSip:
-		return h.pendingMIP() & h.mideleg, true
+		return h.pendingMIP() & h.csr.mideleg, true
 	case isa.CSRSatp:
-		if h.priv == PrivS && h.mstatus&mstatusTVM != 0 {
+		if h.priv == PrivS && h.csr.mstatus&mstatusTVM != 0 {
 			return 0, false
 		}
-		return h.satp, true
+		return h.csr.satp, true
 
 	case isa.CSRMvendorid, isa.CSRMarchid, isa.CSRMimpid, isa.CSRMconfigptr:
 		return 0, true
@@ -157,25 +157,25 @@ func (h *Hart) readCSR(csr uint16) (uint64, bool) {
 	case isa.CSRMisa:
 		return misaValue, true
 	case isa.CSRMedeleg:
-		return h.medeleg, true
+		return h.csr.medeleg, true
 	case isa.CSRMideleg:
-		return h.mideleg, true
+		return h.csr.mideleg, true
 	case isa.CSRMie:
-		return h.mie, true
+		return h.csr.mie, true
 	case isa.CSRMtvec:
-		return h.mtvec, true
+		return h.csr.mtvec, true
 	case isa.CSRMcounteren:
-		return h.mcounteren, true
+		return h.csr.mcounteren, true
 	case isa.CSRMenvcfg, isa.CSRMcountinhibit:
 		return 0, true
 	case isa.CSRMscratch:
-		return h.mscratch, true
+		return h.csr.mscratch, true
 	case isa.CSRMepc:
-		return h.mepc, true
+		return h.csr.mepc, true
 	case isa.CSRMcause:
-		return h.mcause, true
+		return h.csr.mcause, true
 	case isa.CSRMtval:
-		return h.mtval, true
+		return h.csr.mtval, true
 	case isa.CSRMip:
 		return h.pendingMIP(), true
 	case isa.CSRMtinst, isa.CSRMtval2:
@@ -194,14 +194,14 @@ func (h *Hart) readCSR(csr uint16) (uint64, bool) {
 		if i&1 != 0 {
 			return 0, false // odd pmpcfg registers do not exist on RV64 (§3.7.1)
 		}
-		if i/2 < uint16(len(h.pmpcfg)) {
-			return h.pmpcfg[i/2], true
+		if i/2 < uint16(len(h.csr.pmpcfg)) {
+			return h.csr.pmpcfg[i/2], true
 		}
 		return 0, true
 	case csr >= isa.CSRPmpaddr0 && csr <= isa.CSRPmpaddr0+63:
 		i := csr - isa.CSRPmpaddr0
-		if int(i) < len(h.pmpaddr) {
-			return h.pmpaddr[i], true
+		if int(i) < len(h.csr.pmpaddr) {
+			return h.csr.pmpaddr[i], true
 		}
 		return 0, true
 	case csr >= isa.CSRMhpmcounter3 && csr <= isa.CSRMhpmcounter3+28,
@@ -221,39 +221,39 @@ func (h *Hart) readCSR(csr uint16) (uint64, bool) {
 func (h *Hart) writeCSR(csr uint16, v uint64) bool {
 	switch csr {
 	case isa.CSRFflags:
-		h.fflags = v & 0x1f
+		h.csr.fflags = v & 0x1f
 		h.dirtyFP()
 	case isa.CSRFrm:
-		h.frm = v & 7
+		h.csr.frm = v & 7
 		h.dirtyFP()
 	case isa.CSRFcsr:
-		h.fflags = v & 0x1f
-		h.frm = v >> 5 & 7
+		h.csr.fflags = v & 0x1f
+		h.csr.frm = v >> 5 & 7
 		h.dirtyFP()
 
 	case isa.CSRSstatus:
-		h.setMstatus(h.mstatus&^sstatusWritable | v&sstatusWritable)
+		h.setMstatus(h.csr.mstatus&^sstatusWritable | v&sstatusWritable)
 	case isa.CSRSie:
-		h.mie = h.mie&^h.mideleg | v&h.mideleg
+		h.csr.mie = h.csr.mie&^h.csr.mideleg | v&h.csr.mideleg
 	case isa.CSRStvec:
-		h.stvec = legalTvec(h.stvec, v)
+		h.csr.stvec = legalTvec(h.csr.stvec, v)
 	case isa.CSRScounteren:
-		h.scounteren = v & 0xffffffff
+		h.csr.scounteren = v & 0xffffffff
 	case isa.CSRSenvcfg:
 	case isa.CSRSscratch:
-		h.sscratch = v
+		h.csr.sscratch = v
 	case isa.CSRSepc:
-		h.sepc = v &^ 1
+		h.csr.sepc = v &^ 1
 	case isa.CSRScause:
-		h.scause = v
+		h.csr.scause = v
 	case isa.CSRStval:
-		h.stval = v
+		h.csr.stval = v
 	case isa.CSRSip:
 		// Only SSIP is writable from S-mode, and only if delegated (§4.1.3).
-		mask := uint64(MipSSIP) & h.mideleg
-		h.mip = h.mip&^mask | v&mask
+		mask := uint64(MipSSIP) & h.csr.mideleg
+		h.csr.mip = h.csr.mip&^mask | v&mask
 	case isa.CSRSatp:
-		if h.priv == PrivS && h.mstatus&mstatusTVM != 0 {
+		if h.priv == PrivS && h.csr.mstatus&mstatusTVM != 0 {
 			return false
 		}
 		h.writeSatp(v)
@@ -264,28 +264,28 @@ func (h *Hart) writeCSR(csr uint16, v uint64) bool {
 		// WARL: the extensions are fixed.
 	case isa.CSRMedeleg:
 		// ecall from M-mode cannot be delegated (§3.1.8).
-		h.medeleg = v & 0xb3ff
+		h.csr.medeleg = v & 0xb3ff
 	case isa.CSRMideleg:
-		h.mideleg = v & (MipSSIP | MipSTIP | MipSEIP)
+		h.csr.mideleg = v & (MipSSIP | MipSTIP | MipSEIP)
 	case isa.CSRMie:
-		h.mie = v & (MipSSIP | MipMSIP | MipSTIP | MipMTIP | MipSEIP | MipMEIP)
+		h.csr.mie = v & (MipSSIP | MipMSIP | MipSTIP | MipMTIP | MipSEIP | MipMEIP)
 	case isa.CSRMtvec:
-		h.mtvec = legalTvec(h.mtvec, v)
+		h.csr.mtvec = legalTvec(h.csr.mtvec, v)
 	case isa.CSRMcounteren:
-		h.mcounteren = v & 0xffffffff
+		h.csr.mcounteren = v & 0xffffffff
 	case isa.CSRMenvcfg, isa.CSRMcountinhibit:
 	case isa.CSRMscratch:
-		h.mscratch = v
+		h.csr.mscratch = v
 	case isa.CSRMepc:
-		h.mepc = v &^ 1
+		h.csr.mepc = v &^ 1
 	case isa.CSRMcause:
-		h.mcause = v
+		h.csr.mcause = v
 	case isa.CSRMtval:
-		h.mtval = v
+		h.csr.mtval = v
 	case isa.CSRMip:
 		mask := uint64(MipSSIP | MipSTIP)
-		h.mip = h.mip&^mask | v&mask
-		h.seipSW = v&MipSEIP != 0
+		h.csr.mip = h.csr.mip&^mask | v&mask
+		h.csr.seipSW = v&MipSEIP != 0
 		h.updateSEIP()
 	case isa.CSRMtinst, isa.CSRMtval2:
 	case isa.CSRMcycle:
@@ -298,13 +298,13 @@ func (h *Hart) writeCSR(csr uint16, v uint64) bool {
 		switch {
 		case csr >= isa.CSRPmpcfg0 && csr <= isa.CSRPmpcfg0+15:
 			i := (csr - isa.CSRPmpcfg0) / 2
-			if int(i) < len(h.pmpcfg) {
-				h.pmpcfg[i] = legalPmpcfg(h.pmpcfg[i], v)
+			if int(i) < len(h.csr.pmpcfg) {
+				h.csr.pmpcfg[i] = legalPmpcfg(h.csr.pmpcfg[i], v)
 			}
 		case csr >= isa.CSRPmpaddr0 && csr <= isa.CSRPmpaddr0+63:
 			i := csr - isa.CSRPmpaddr0
-			if int(i) < len(h.pmpaddr) && !h.pmpLocked(int(i)) {
-				h.pmpaddr[i] = v & (1<<54 - 1)
+			if int(i) < len(h.csr.pmpaddr) && !h.pmpLocked(int(i)) {
+				h.csr.pmpaddr[i] = v & (1<<54 - 1)
 			}
 		}
 	}
@@ -323,12 +323,12 @@ func legalTvec(old, v uint64) uint64 {
 // setMstatus writes mstatus's writable fields; MPP=2 (reserved) keeps the
 // old MPP (WARL).
 func (h *Hart) setMstatus(v uint64) {
-	old := h.mstatus
+	old := h.csr.mstatus
 	nv := old&^mstatusWritable | v&mstatusWritable
 	if nv>>mstatusMPPShift&3 == 2 {
 		nv = nv&^mstatusMPP | old&mstatusMPP
 	}
-	h.mstatus = nv
+	h.csr.mstatus = nv
 	// MXR changes what a load may read through every set: flush. MPRV,
 	// MPP and SUM only choose the set data accesses use (updateMode).
 	if (old^nv)&mstatusMXR != 0 {
@@ -356,11 +356,11 @@ func (h *Hart) writeSatp(v uint64) {
 		return
 	}
 	// ASID is 16 bits; PPN 44 bits.
-	old := h.satp
-	h.satp = v & (0xf<<60 | 0xffff<<44 | (1<<44 - 1))
+	old := h.csr.satp
+	h.csr.satp = v & (0xf<<60 | 0xffff<<44 | (1<<44 - 1))
 	switch {
-	case h.satp == old:
-	case (h.satp^old)>>44&0xffff != 0:
+	case h.csr.satp == old:
+	case (h.csr.satp^old)>>44&0xffff != 0:
 		h.switchASID()
 	default:
 		h.flushTLB()
@@ -370,7 +370,7 @@ func (h *Hart) writeSatp(v uint64) {
 // pmpLocked reports whether PMP entry i is locked (§3.7.1), which also locks
 // pmpaddr i-1 when entry i is TOR.
 func (h *Hart) pmpLocked(i int) bool {
-	cfg := func(j int) uint8 { return uint8(h.pmpcfg[j/8] >> (8 * (j % 8))) }
+	cfg := func(j int) uint8 { return uint8(h.csr.pmpcfg[j/8] >> (8 * (j % 8))) }
 	if cfg(i)&0x80 != 0 {
 		return true
 	}

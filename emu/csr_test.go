@@ -37,11 +37,11 @@ func TestMipReadModifyWriteNeverLatchesTheExternalSEIPSignal(t *testing.T) {
 		"csrc mip,t0",
 		"j 80000008",
 	)
-	if h.mip&MipSEIP == 0 {
+	if h.csr.mip&MipSEIP == 0 {
 		t.Fatal("mip.SEIP must read as 1 while the line is high")
 	}
 	line.SetLevel(false)
-	if h.mip&MipSEIP != 0 {
+	if h.csr.mip&MipSEIP != 0 {
 		t.Fatal("csrc mip latched the external SEIP signal into the software bit")
 	}
 	// The software bit itself is writable and sticks.
@@ -50,7 +50,7 @@ func TestMipReadModifyWriteNeverLatchesTheExternalSEIPSignal(t *testing.T) {
 		"csrs mip,t0",
 		"j 80000008",
 	)
-	if h.mip&MipSEIP == 0 || !h.seipSW {
+	if h.csr.mip&MipSEIP == 0 || !h.csr.seipSW {
 		t.Fatal("csrs mip, SEIP must set the software bit")
 	}
 }

@@ -290,7 +290,7 @@ func (r StopReason) Debugger() bool { return r == StopBreak || r == StopWatch ||
 // symbols can be read whichever mode the hart is in.
 func (h *Hart) peekPA(va uint64) (uint64, bool) {
 	priv := h.priv
-	if priv == PrivM && h.satp>>60 != satpBare && !h.ram.Contains(va, 1) {
+	if priv == PrivM && h.csr.satp>>60 != satpBare && !h.ram.Contains(va, 1) {
 		priv = PrivS
 	}
 	h.peekWalk = [4]uint64{}
@@ -362,11 +362,11 @@ func (h *Hart) PeekWalk(va uint64) (pa uint64, ptes []uint64, ok bool) {
 func (h *Hart) PeekCSR(csr uint16) (uint64, bool) {
 	switch csr {
 	case isa.CSRFflags:
-		return h.fflags, true
+		return h.csr.fflags, true
 	case isa.CSRFrm:
-		return h.frm, true
+		return h.csr.frm, true
 	case isa.CSRFcsr:
-		return h.frm<<5 | h.fflags, true
+		return h.csr.frm<<5 | h.csr.fflags, true
 	case isa.CSRCycle:
 		return h.Cycle(), true
 	case isa.CSRTime:
@@ -374,7 +374,7 @@ func (h *Hart) PeekCSR(csr uint16) (uint64, bool) {
 	case isa.CSRInstret:
 		return h.Instret(), true
 	case isa.CSRSatp:
-		return h.satp, true
+		return h.csr.satp, true
 	}
 	return h.readCSR(csr)
 }

@@ -30,7 +30,7 @@ func (h *Hart) fp(vpc uint64, o *op, i int) bool {
 	x, f := &h.x, &h.f
 	rm := o.rm
 	if usesRM(o.kind) && rm == isa.DYN {
-		rm = uint8(h.frm)
+		rm = uint8(h.csr.frm)
 		if rm > isa.RMM {
 			h.pc = vpc + uint64(o.off)
 			h.pos = i
@@ -248,7 +248,7 @@ func (h *Hart) fp(vpc uint64, o *op, i int) bool {
 		return false
 	}
 	// An FP register was written.
-	h.fflags |= uint64(fl)
+	h.csr.fflags |= uint64(fl)
 	h.dirtyFP()
 	return true
 }
@@ -256,7 +256,7 @@ func (h *Hart) fp(vpc uint64, o *op, i int) bool {
 // fpFlagsOnly accrues flags of an op that writes an integer register.
 func (h *Hart) fpFlagsOnly(fl sf.Flags) bool {
 	if fl != 0 {
-		h.fflags |= uint64(fl)
+		h.csr.fflags |= uint64(fl)
 		h.dirtyFP()
 	}
 	return true

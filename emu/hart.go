@@ -211,20 +211,10 @@ type superpages struct {
 	n    int
 }
 
-// Hart is one RISC-V hardware thread: its architectural state, its CSRs, and
-// the caches the engine keeps for it.
-type Hart struct {
-	x   [256]uint64 // x0..x31; x[regSink] absorbs writes to x0
-	f   [256]uint64 // f0..f31, NaN-boxed
-	pc  uint64
-	ID  int
-	m   *Machine
-	ram *RAM
-
-	priv     uint8
-	dataPriv uint8 // effective privilege of loads and stores (MPRV)
-
-	// CSRs (Privileged ISA §3.1, §4.1).
+// csrFile is the CSRs a hart keeps as registers; the rest are computed
+// (csr.go). Translated code reads and writes some of them at offsets
+// within Hart (offCSR in jit_lower_amd64.go).
+type csrFile struct {
 	mstatus    uint64 // without SD, UXL, SXL (computed on read)
 	mie        uint64
 	mip        uint64 // pending bits as driven by devices and software
@@ -249,6 +239,43 @@ type Hart struct {
 	frm        uint64
 	pmpcfg     [2]uint64 // pmpcfg0, pmpcfg2: 16 entries
 	pmpaddr    [16]uint64
+}
+
+// jumpContexts are the context numbers that key a hart's jump-cache
+// entries (jcEntry.ctx): which code the hart runs now, by privilege and
+// address space, and when the numbers were last invalidated.
+type jumpContexts struct {
+	epoch uint64 // bumped when translations or code change: ends every context number
+	ctx   uint64 // number<<2 | priv: the jump-cache context now (see jcEntry)
+	// ctxGen is the last context number handed out (numbers start at 1:
+	// an empty jump-cache entry has context 0).
+	ctxGen uint64
+	// kctx is the context number of S- and M-mode code, valid while
+	// kEpoch is the epoch; kNonGlobal says a jump-cache entry under it
+	// was made from a non-global fetch translation, which an ASID switch
+	// or fence must end.
+	kctx, kEpoch uint64
+	kNonGlobal   bool
+	// asids are the context numbers of U-mode code under recent ASIDs,
+	// direct-mapped by ASID: an ASID's number stays while its slot is
+	// not taken, so switching back to an address space finds its entries.
+	asids [asidSlots]asidCtx
+}
+
+// Hart is one RISC-V hardware thread: its architectural state, its CSRs, and
+// the caches the engine keeps for it.
+type Hart struct {
+	x   [256]uint64 // x0..x31; x[regSink] absorbs writes to x0
+	f   [256]uint64 // f0..f31, NaN-boxed
+	pc  uint64
+	ID  int
+	m   *Machine
+	ram *RAM
+
+	priv     uint8
+	dataPriv uint8 // effective privilege of loads and stores (MPRV)
+
+	csr csrFile // the CSRs kept as registers (Privileged ISA §3.1, §4.1)
 
 	cnt counters
 	pos int // index within the current block of the op calling a slow path
@@ -285,25 +312,11 @@ type Hart struct {
 	// machine (a fork) does not pay for its caches (2.4 MiB per hart as of
 	// 2026-12-04: 2 MiB of jump cache, 384 KiB of TLBs) before it runs;
 	// until then ftlb, ltlb and stlb are nil.
-	c     *hartCaches
-	ftlb  *[tlbSize]tlbEntry
-	ltlb  *[tlbSize]tlbEntry
-	stlb  *[tlbSize]tlbEntry
-	epoch uint64 // bumped when translations or code change: ends every context number
-	ctx   uint64 // number<<2 | priv: the jump-cache context now (see jcEntry)
-	// ctxGen is the last context number handed out (numbers start at 1:
-	// an empty jump-cache entry has context 0).
-	ctxGen uint64
-	// kctx is the context number of S- and M-mode code, valid while
-	// kEpoch is the epoch; kNonGlobal says a jump-cache entry under it
-	// was made from a non-global fetch translation, which an ASID switch
-	// or fence must end.
-	kctx, kEpoch uint64
-	kNonGlobal   bool
-	// asids are the context numbers of U-mode code under recent ASIDs,
-	// direct-mapped by ASID: an ASID's number stays while its slot is
-	// not taken, so switching back to an address space finds its entries.
-	asids  [asidSlots]asidCtx
+	c      *hartCaches
+	ftlb   *[tlbSize]tlbEntry
+	ltlb   *[tlbSize]tlbEntry
+	stlb   *[tlbSize]tlbEntry
+	jctx   jumpContexts // the jump cache's context numbers (see jcEntry)
 	walk   lastWalk
 	j      jitState
 	supers superpages
@@ -360,16 +373,16 @@ func (h *Hart) reset(pc uint64) {
 	h.f = [256]uint64{}
 	h.pc = pc
 	h.priv = PrivM
-	h.mstatus = 0
-	h.mie, h.mip, h.seipSW, h.seipLine = 0, 0, false, false
-	h.medeleg, h.mideleg = 0, 0
-	h.mtvec, h.stvec = 0, 0
-	h.mepc, h.sepc, h.mcause, h.scause, h.mtval, h.stval = 0, 0, 0, 0, 0, 0
-	h.mscratch, h.sscratch, h.satp = 0, 0, 0
-	h.mcounteren, h.scounteren = 0, 0
-	h.fflags, h.frm = 0, 0
-	h.pmpcfg = [2]uint64{}
-	h.pmpaddr = [16]uint64{}
+	h.csr.mstatus = 0
+	h.csr.mie, h.csr.mip, h.csr.seipSW, h.csr.seipLine = 0, 0, false, false
+	h.csr.medeleg, h.csr.mideleg = 0, 0
+	h.csr.mtvec, h.csr.stvec = 0, 0
+	h.csr.mepc, h.csr.sepc, h.csr.mcause, h.csr.scause, h.csr.mtval, h.csr.stval = 0, 0, 0, 0, 0, 0
+	h.csr.mscratch, h.csr.sscratch, h.csr.satp = 0, 0, 0
+	h.csr.mcounteren, h.csr.scounteren = 0, 0
+	h.csr.fflags, h.csr.frm = 0, 0
+	h.csr.pmpcfg = [2]uint64{}
+	h.csr.pmpaddr = [16]uint64{}
 	h.resValid = false
 	h.waiting = false
 	h.halted = false
@@ -427,7 +440,7 @@ func (h *Hart) flushTLB() {
 		h.c.where[1].reset(h.ram.Pages())
 		h.c.nonGlobal = [4][3][tlbSize / 64]uint64{}
 	}
-	h.epoch++
+	h.jctx.epoch++
 	h.setCtx()
 	h.supers.n = 0
 	if h.m != nil {
@@ -436,40 +449,40 @@ func (h *Hart) flushTLB() {
 }
 
 // asid returns the ASID field of satp.
-func (h *Hart) asid() uint64 { return h.satp >> 44 & 0xffff }
+func (h *Hart) asid() uint64 { return h.csr.satp >> 44 & 0xffff }
 
 // newCtx hands out a context number never used before by the hart.
 func (h *Hart) newCtx() uint64 {
-	h.ctxGen++
-	return h.ctxGen
+	h.jctx.ctxGen++
+	return h.jctx.ctxGen
 }
 
 // setCtx recomputes h.ctx, the jump-cache context, for the current
 // privilege level, ASID and epoch.
 func (h *Hart) setCtx() {
 	if h.priv != PrivU {
-		if h.kEpoch != h.epoch || h.kctx == 0 {
-			h.kctx, h.kEpoch, h.kNonGlobal = h.newCtx(), h.epoch, false
+		if h.jctx.kEpoch != h.jctx.epoch || h.jctx.kctx == 0 {
+			h.jctx.kctx, h.jctx.kEpoch, h.jctx.kNonGlobal = h.newCtx(), h.jctx.epoch, false
 		}
-		h.ctx = h.kctx<<2 | uint64(h.priv)
+		h.jctx.ctx = h.jctx.kctx<<2 | uint64(h.priv)
 		return
 	}
 	a := h.asid()
-	s := &h.asids[a%asidSlots]
-	if s.asid != a || s.epoch != h.epoch || s.n == 0 {
-		*s = asidCtx{asid: a, epoch: h.epoch, n: h.newCtx()}
+	s := &h.jctx.asids[a%asidSlots]
+	if s.asid != a || s.epoch != h.jctx.epoch || s.n == 0 {
+		*s = asidCtx{asid: a, epoch: h.jctx.epoch, n: h.newCtx()}
 	}
-	h.ctx = s.n<<2 | PrivU
+	h.jctx.ctx = s.n<<2 | PrivU
 }
 
 // endASIDCtx ends the jump-cache entries of U-mode code under ASID a and,
 // if some S- or M-mode entries came from non-global translations, theirs.
 func (h *Hart) endASIDCtx(a uint64) {
-	if s := &h.asids[a%asidSlots]; s.asid == a {
+	if s := &h.jctx.asids[a%asidSlots]; s.asid == a {
 		s.n = 0
 	}
-	if h.kNonGlobal {
-		h.kctx = 0
+	if h.jctx.kNonGlobal {
+		h.jctx.kctx = 0
 	}
 	h.setCtx()
 }
@@ -516,8 +529,8 @@ func (h *Hart) dropNonGlobal() {
 // context).
 func (h *Hart) switchASID() {
 	h.dropNonGlobal()
-	if h.kNonGlobal {
-		h.kctx = 0
+	if h.jctx.kNonGlobal {
+		h.jctx.kctx = 0
 	}
 	h.setCtx()
 	if h.m != nil {
@@ -559,8 +572,8 @@ func (h *Hart) flushASIDVA(va, a uint64) {
 	// The page's jump-cache entries, but those of S- and M-mode code
 	// from global translations.
 	keep := uint64(0)
-	if !h.kNonGlobal {
-		keep = h.kctx
+	if !h.jctx.kNonGlobal {
+		keep = h.jctx.kctx
 	}
 	first := jcSet(vpn << pageShift)
 	for i := first; i < first+pageSize; i++ {
@@ -648,8 +661,8 @@ func (h *Hart) flushLoadTLBPage(ppn uint64) { h.dropPage(false, ppn) }
 func (h *Hart) updateMode() {
 	h.syncAMO = h.priv == PrivU && h.m != nil && h.m.sched.cfg.SyncPoints
 	h.dataPriv = h.priv
-	if h.priv == PrivM && h.mstatus&mstatusMPRV != 0 {
-		h.dataPriv = uint8(h.mstatus >> mstatusMPPShift & 3)
+	if h.priv == PrivM && h.csr.mstatus&mstatusMPRV != 0 {
+		h.dataPriv = uint8(h.csr.mstatus >> mstatusMPPShift & 3)
 	}
 	h.setCtx()
 	if h.c == nil {
@@ -657,7 +670,7 @@ func (h *Hart) updateMode() {
 	}
 	h.ftlb = &h.c.tlbs[h.priv].fetch
 	d := h.dataPriv
-	if d == PrivS && h.mstatus&mstatusSUM != 0 {
+	if d == PrivS && h.csr.mstatus&mstatusSUM != 0 {
 		d = tlbSetSUM
 	}
 	h.ltlb = &h.c.tlbs[d].load
@@ -682,14 +695,14 @@ type irqLine struct {
 func (l irqLine) SetLevel(high bool) {
 	h := l.h
 	if l.bit == MipSEIP {
-		h.seipLine = high
+		h.csr.seipLine = high
 		h.updateSEIP()
 		return
 	}
 	if high {
-		h.mip |= l.bit
+		h.csr.mip |= l.bit
 	} else {
-		h.mip &^= l.bit
+		h.csr.mip &^= l.bit
 	}
 }
 
@@ -698,10 +711,10 @@ func (l irqLine) SetLevel(high bool) {
 func (h *Hart) IRQ(irq int) hw.IRQLine { return irqLine{h: h, bit: 1 << irq} }
 
 func (h *Hart) updateSEIP() {
-	if h.seipSW || h.seipLine {
-		h.mip |= MipSEIP
+	if h.csr.seipSW || h.csr.seipLine {
+		h.csr.mip |= MipSEIP
 	} else {
-		h.mip &^= MipSEIP
+		h.csr.mip &^= MipSEIP
 	}
 }
 

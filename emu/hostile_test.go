@@ -81,7 +81,7 @@ func newRandomCode(seed uint64, words int) (*Machine, error) {
 			}
 			h.SetX(i, v)
 		}
-		h.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
+		h.csr.mtvec = DefaultRAMBase + uint64(r.IntN(words))*4
 	}
 	if seed%2 == 1 {
 		// Preemption at communication events, as the explorer runs it.

@@ -331,7 +331,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	j.fine = arena.fine
 	jitCall(arena.enter, b.jitGo.Load(), unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
-		h.fflags |= fflagsOfMXCSR(fl)
+		h.csr.fflags |= fflagsOfMXCSR(fl)
 	}
 	if j.cov != nil {
 		c := m.cov.c
@@ -362,7 +362,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		m.eng.stats.Insns += done
 	}
 	h.pos = 0
-	if h.mip&h.mie != 0 {
+	if h.csr.mip&h.csr.mie != 0 {
 		h.checkInterrupts()
 	}
 }

@@ -28,18 +28,19 @@ const (
 // blocks and TLB entries.
 const (
 	offX          = int32(unsafe.Offsetof(Hart{}.x))
-	offCtx        = int32(unsafe.Offsetof(Hart{}.ctx))
+	offCSR        = int32(unsafe.Offsetof(Hart{}.csr))
+	offCtx        = int32(unsafe.Offsetof(Hart{}.jctx) + unsafe.Offsetof(jumpContexts{}.ctx))
 	offF          = int32(unsafe.Offsetof(Hart{}.f))
-	offMstatus    = int32(unsafe.Offsetof(Hart{}.mstatus))
+	offMstatus    = offCSR + int32(unsafe.Offsetof(csrFile{}.mstatus))
 	offPriv       = int32(unsafe.Offsetof(Hart{}.priv))
-	offMip        = int32(unsafe.Offsetof(Hart{}.mip))
-	offMie        = int32(unsafe.Offsetof(Hart{}.mie))
-	offMcounteren = int32(unsafe.Offsetof(Hart{}.mcounteren))
-	offScounteren = int32(unsafe.Offsetof(Hart{}.scounteren))
+	offMip        = offCSR + int32(unsafe.Offsetof(csrFile{}.mip))
+	offMie        = offCSR + int32(unsafe.Offsetof(csrFile{}.mie))
+	offMcounteren = offCSR + int32(unsafe.Offsetof(csrFile{}.mcounteren))
+	offScounteren = offCSR + int32(unsafe.Offsetof(csrFile{}.scounteren))
 	offJTimeEnd   = offJ + int32(unsafe.Offsetof(jitState{}.timeEnd))
 	offJTicks     = offJ + int32(unsafe.Offsetof(jitState{}.ticks))
 	offJMtimeOff  = offJ + int32(unsafe.Offsetof(jitState{}.mtimeOff))
-	offFrm        = int32(unsafe.Offsetof(Hart{}.frm))
+	offFrm        = offCSR + int32(unsafe.Offsetof(csrFile{}.frm))
 	offJMXCSR     = offJ + int32(unsafe.Offsetof(jitState{}.mxcsr))
 	offJMXIn      = offJ + int32(unsafe.Offsetof(jitState{}.mxcsrIn))
 	offJTmp       = offJ + int32(unsafe.Offsetof(jitState{}.tmp))
@@ -152,14 +153,14 @@ func jitOp(o *op) bool {
 // scratch, epc, cause and tval registers trap entries and exits read and
 // write one after another. The value is the field's offset.
 var plainCSRs = map[uint16]int32{
-	isa.CSRSscratch: int32(unsafe.Offsetof(Hart{}.sscratch)),
-	isa.CSRSepc:     int32(unsafe.Offsetof(Hart{}.sepc)),
-	isa.CSRScause:   int32(unsafe.Offsetof(Hart{}.scause)),
-	isa.CSRStval:    int32(unsafe.Offsetof(Hart{}.stval)),
-	isa.CSRMscratch: int32(unsafe.Offsetof(Hart{}.mscratch)),
-	isa.CSRMepc:     int32(unsafe.Offsetof(Hart{}.mepc)),
-	isa.CSRMcause:   int32(unsafe.Offsetof(Hart{}.mcause)),
-	isa.CSRMtval:    int32(unsafe.Offsetof(Hart{}.mtval)),
+	isa.CSRSscratch: offCSR + int32(unsafe.Offsetof(csrFile{}.sscratch)),
+	isa.CSRSepc:     offCSR + int32(unsafe.Offsetof(csrFile{}.sepc)),
+	isa.CSRScause:   offCSR + int32(unsafe.Offsetof(csrFile{}.scause)),
+	isa.CSRStval:    offCSR + int32(unsafe.Offsetof(csrFile{}.stval)),
+	isa.CSRMscratch: offCSR + int32(unsafe.Offsetof(csrFile{}.mscratch)),
+	isa.CSRMepc:     offCSR + int32(unsafe.Offsetof(csrFile{}.mepc)),
+	isa.CSRMcause:   offCSR + int32(unsafe.Offsetof(csrFile{}.mcause)),
+	isa.CSRMtval:    offCSR + int32(unsafe.Offsetof(csrFile{}.mtval)),
 }
 
 // lowering is the state of one translation: a region of decoded blocks

@@ -146,7 +146,7 @@ func TestTheEnginesAgreeOnLRSCAndAMOs(t *testing.T) {
 		for _, comm := range []bool{false, true} {
 			build := programBuild(t, amoProgram, harts, 100, func(m *Machine) {
 				for _, h := range m.harts {
-					h.mtvec = amoHandler
+					h.csr.mtvec = amoHandler
 				}
 				m.TrackCommunication(comm)
 			})
@@ -313,9 +313,9 @@ func TestTheEnginesTakeAnInterruptUnmaskedInTranslatedCode(t *testing.T) {
 	build := programBuild(t, wakeProgram, 1, 100, func(m *Machine) {
 		h := m.harts[0]
 		h.priv = PrivS
-		h.stvec = DefaultRAMBase + 0x20
-		h.mideleg = MipSSIP
-		h.mie = MipSSIP
+		h.csr.stvec = DefaultRAMBase + 0x20
+		h.csr.mideleg = MipSSIP
+		h.csr.mie = MipSSIP
 	})
 	agreeTo40K(t, "wake", build)
 	m := runJIT40K(t, build)
@@ -368,7 +368,7 @@ func TestTheEnginesAgreeOnPlainCSRs(t *testing.T) {
 		build := programBuild(t, plainCSRProgram, 1, 100, func(m *Machine) {
 			h := m.harts[0]
 			h.priv = priv
-			h.mtvec = DefaultRAMBase + 0x100
+			h.csr.mtvec = DefaultRAMBase + 0x100
 		})
 		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
 		m := runJIT40K(t, build)
@@ -424,8 +424,8 @@ func TestTheEnginesAgreeOnTheTimeCSR(t *testing.T) {
 		build := programBuild(t, timeProgram, 1, 100, func(m *Machine) {
 			m.SetMTime(123_456_789) // an offset, as a write to mtime or skew makes
 			h := m.harts[0]
-			h.priv, h.mcounteren, h.scounteren = c.priv, c.mcen, c.scen
-			h.mtvec = DefaultRAMBase + 0x100
+			h.priv, h.csr.mcounteren, h.csr.scounteren = c.priv, c.mcen, c.scen
+			h.csr.mtvec = DefaultRAMBase + 0x100
 		})
 		agreeTo40K(t, what, build)
 		m := runJIT40K(t, build)
@@ -485,8 +485,8 @@ func TestTheEnginesAgreeOnSstatusWritesAndMachineReads(t *testing.T) {
 		build := programBuild(t, sstatusWriteProgram, 2, 100, func(m *Machine) {
 			for _, h := range m.harts {
 				h.priv = priv
-				h.mtvec = DefaultRAMBase + 0x100
-				h.mstatus |= uint64(priv) << mstatusMPPShift // mret returns to priv
+				h.csr.mtvec = DefaultRAMBase + 0x100
+				h.csr.mstatus |= uint64(priv) << mstatusMPPShift // mret returns to priv
 			}
 		})
 		agreeTo40K(t, fmt.Sprintf("priv %d", priv), build)
@@ -543,8 +543,8 @@ func TestTranslatedCodeSwitchesTLBSetsWithSUM(t *testing.T) {
 		}
 		h := m.harts[0]
 		h.priv = PrivS
-		h.satp = satpSv39<<60 | root>>12
-		h.mtvec = DefaultRAMBase + 0x100
+		h.csr.satp = satpSv39<<60 | root>>12
+		h.csr.mtvec = DefaultRAMBase + 0x100
 	})
 	agreeTo40K(t, "SUM", build)
 	m := runJIT40K(t, build)
@@ -596,7 +596,7 @@ func TestTheEnginesAgreeOnConversionsToDoubleAndFPMoves(t *testing.T) {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}
 	build := programBuild(t, fpMoveProgram, 1, 100, func(m *Machine) {
-		m.harts[0].mstatus |= mstatusFS
+		m.harts[0].csr.mstatus |= mstatusFS
 	})
 	agreeTo40K(t, "conversions and moves", build)
 	m := runJIT40K(t, build)

@@ -713,7 +713,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 		pc := h.pc
 		var b *block
 		e := &h.c.jc[jcSet(pc)]
-		if e.pc == pc && e.ctx == h.ctx {
+		if e.pc == pc && e.ctx == h.jctx.ctx {
 			b = e.b // the jump cache hit in way 0, inline
 		} else {
 			b = h.lookup()
@@ -786,7 +786,7 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			m.Tracer(h, pc, raw, h.trapped)
 		}
 		h.trapped = false
-		if h.mip&h.mie != 0 {
+		if h.csr.mip&h.csr.mie != 0 {
 			h.checkInterrupts()
 		}
 		if m.dbg != nil && m.debugAfter(h) {
@@ -814,7 +814,7 @@ func (m *Machine) account(h *Hart, used int) {
 // fetch fault.
 func (h *Hart) lookup() *block {
 	pc := h.pc
-	ctx := h.ctx
+	ctx := h.jctx.ctx
 	set := jcSet(pc)
 	e, e1 := &h.c.jc[set], &h.c.jc[set+1]
 	if e.pc == pc && e.ctx == ctx {
@@ -846,11 +846,11 @@ func (h *Hart) lookup() *block {
 		h.markFill(int(h.priv), 0, pc>>pageShift&tlbMask, pc>>pageShift)
 		pa = p
 	}
-	if h.priv != PrivU && !h.kNonGlobal {
+	if h.priv != PrivU && !h.jctx.kNonGlobal {
 		// Kernel code keeps its jump-cache entries across ASID switches
 		// only while all of them are of global translations.
 		i := pc >> pageShift & tlbMask
-		h.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
+		h.jctx.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
 	if h.w != nil && h.w.ns > 0 {
 		h.wmoFetch(pa) // rvwmo: the hart's fetch sees its own buffered stores

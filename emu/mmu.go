@@ -60,7 +60,7 @@ func accessFault(acc access) uint64 {
 // translate maps virtual address va for an access at privilege priv. On a
 // fault it returns the exception cause and ok=false; it raises nothing.
 func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause uint64, ok bool) {
-	mode := h.satp >> 60
+	mode := h.csr.satp >> 60
 	if priv == PrivM || mode == satpBare {
 		if acc != accPeek {
 			h.walk.page, h.walk.global = va>>pageShift, priv == PrivM
@@ -77,9 +77,9 @@ func (h *Hart) translate(va uint64, acc access, priv uint8) (pa uint64, cause ui
 	if top := int64(va) >> (vaBits - 1); top != 0 && top != -1 {
 		return 0, pageFault(acc), false
 	}
-	mxr := h.mstatus&mstatusMXR != 0
-	sum := h.mstatus&mstatusSUM != 0
-	a := (h.satp & (1<<44 - 1)) << pageShift
+	mxr := h.csr.mstatus&mstatusMXR != 0
+	sum := h.csr.mstatus&mstatusSUM != 0
+	a := (h.csr.satp & (1<<44 - 1)) << pageShift
 	for i := levels - 1; i >= 0; i-- {
 		pteAddr := a + (va>>(12+9*uint(i))&0x1ff)*8
 		if !h.ram.Contains(pteAddr, 8) {

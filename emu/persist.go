@@ -79,18 +79,18 @@ func (h *Hart) Save(e *hw.Encoder) {
 		e.U64(h.f[i])
 	}
 	for _, v := range []uint64{
-		h.pc, uint64(h.priv), h.mstatus, h.mie, h.mip, h.medeleg, h.mideleg,
-		h.mtvec, h.stvec, h.mepc, h.sepc, h.mcause, h.scause, h.mtval, h.stval,
-		h.mscratch, h.sscratch, h.satp, h.mcounteren, h.scounteren, h.fflags,
-		h.frm, h.pmpcfg[0], h.pmpcfg[1],
+		h.pc, uint64(h.priv), h.csr.mstatus, h.csr.mie, h.csr.mip, h.csr.medeleg, h.csr.mideleg,
+		h.csr.mtvec, h.csr.stvec, h.csr.mepc, h.csr.sepc, h.csr.mcause, h.csr.scause, h.csr.mtval, h.csr.stval,
+		h.csr.mscratch, h.csr.sscratch, h.csr.satp, h.csr.mcounteren, h.csr.scounteren, h.csr.fflags,
+		h.csr.frm, h.csr.pmpcfg[0], h.csr.pmpcfg[1],
 	} {
 		e.U64(v)
 	}
-	for _, v := range h.pmpaddr {
+	for _, v := range h.csr.pmpaddr {
 		e.U64(v)
 	}
-	e.Bool(h.seipSW)
-	e.Bool(h.seipLine)
+	e.Bool(h.csr.seipSW)
+	e.Bool(h.csr.seipLine)
 	e.U64(h.cnt.retired)
 	e.U64(h.cnt.steps)
 	e.U64(h.cnt.cycleOff)
@@ -116,10 +116,10 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 		h.f[i] = d.U64()
 	}
 	ptrs := []*uint64{
-		&h.pc, nil, &h.mstatus, &h.mie, &h.mip, &h.medeleg, &h.mideleg,
-		&h.mtvec, &h.stvec, &h.mepc, &h.sepc, &h.mcause, &h.scause, &h.mtval, &h.stval,
-		&h.mscratch, &h.sscratch, &h.satp, &h.mcounteren, &h.scounteren, &h.fflags,
-		&h.frm, &h.pmpcfg[0], &h.pmpcfg[1],
+		&h.pc, nil, &h.csr.mstatus, &h.csr.mie, &h.csr.mip, &h.csr.medeleg, &h.csr.mideleg,
+		&h.csr.mtvec, &h.csr.stvec, &h.csr.mepc, &h.csr.sepc, &h.csr.mcause, &h.csr.scause, &h.csr.mtval, &h.csr.stval,
+		&h.csr.mscratch, &h.csr.sscratch, &h.csr.satp, &h.csr.mcounteren, &h.csr.scounteren, &h.csr.fflags,
+		&h.csr.frm, &h.csr.pmpcfg[0], &h.csr.pmpcfg[1],
 	}
 	for i, p := range ptrs {
 		v := d.U64()
@@ -133,11 +133,11 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 		_ = i
 		*p = v
 	}
-	for i := range h.pmpaddr {
-		h.pmpaddr[i] = d.U64()
+	for i := range h.csr.pmpaddr {
+		h.csr.pmpaddr[i] = d.U64()
 	}
-	h.seipSW = d.Bool()
-	h.seipLine = d.Bool()
+	h.csr.seipSW = d.Bool()
+	h.csr.seipLine = d.Bool()
 	h.cnt.retired = d.U64()
 	h.cnt.steps = d.U64()
 	h.cnt.cycleOff = d.U64()
@@ -153,7 +153,7 @@ func (h *Hart) Restore(d *hw.Decoder) error {
 	if err := d.Err(); err != nil {
 		return fmt.Errorf("hart %d: %w", h.ID, err)
 	}
-	if h.frm > 7 || h.fflags > 0x1f {
+	if h.csr.frm > 7 || h.csr.fflags > 0x1f {
 		return fmt.Errorf("%w: hart %d: fcsr out of range", hw.ErrCorrupt, h.ID)
 	}
 	h.pos = 0

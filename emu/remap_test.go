@@ -75,8 +75,8 @@ func remapPaging(t *testing.T, m *Machine, code []uint64) uint64 {
 		write(l1, l0>>12<<10|pteV)
 		write(l0, code[i]>>12<<10|pteV|pteR|pteX|pteA)
 		h.priv = PrivS
-		h.satp = satpSv39<<60 | root>>12
-		h.mtvec = DefaultRAMBase + 0x800 // nothing here should trap
+		h.csr.satp = satpSv39<<60 | root>>12
+		h.csr.mtvec = DefaultRAMBase + 0x800 // nothing here should trap
 	}
 	return remapRoot + 0x2000
 }

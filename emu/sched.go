@@ -151,7 +151,7 @@ type sched struct {
 // harness's own, not the workload's (the SDK's own_space, which everett's
 // init calls): under SchedConfig.UserOnly no preemption stops a hart in it.
 // One address space is remembered, the last marked.
-func (h *Hart) OwnSpace() { h.m.sched.own = h.satp }
+func (h *Hart) OwnSpace() { h.m.sched.own = h.csr.satp }
 
 // SetSchedule installs a scheduling policy. Call it before Run (or right
 // after restoring a snapshot, to fork with a different schedule).

@@ -19,7 +19,7 @@ func (h *Hart) system(o *op) {
 		}
 		h.mret()
 	case isa.SRET:
-		if h.priv < PrivS || (h.priv == PrivS && h.mstatus&mstatusTSR != 0) {
+		if h.priv < PrivS || (h.priv == PrivS && h.csr.mstatus&mstatusTSR != 0) {
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return
 		}
@@ -27,7 +27,7 @@ func (h *Hart) system(o *op) {
 	case isa.WFI:
 		// §3.1.6.5: in U-mode, or in S-mode with TW=1, wfi is illegal (we
 		// choose a time limit of zero).
-		if h.priv == PrivU || (h.priv < PrivM && h.mstatus&mstatusTW != 0) {
+		if h.priv == PrivU || (h.priv < PrivM && h.csr.mstatus&mstatusTW != 0) {
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return
 		}
@@ -42,7 +42,7 @@ func (h *Hart) system(o *op) {
 			h.waitAt = h.m.Now()
 		}
 	case isa.SFENCE_VMA:
-		if h.priv == PrivU || (h.priv == PrivS && h.mstatus&mstatusTVM != 0) {
+		if h.priv == PrivU || (h.priv == PrivS && h.csr.mstatus&mstatusTVM != 0) {
 			h.raise(CauseIllegalInst, uint64(o.raw))
 			return
 		}

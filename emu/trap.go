@@ -22,18 +22,18 @@ func (h *Hart) takeTrap(cause uint64, tval uint64, interrupt bool) {
 		h.wmoSettle() // under rvwmo: nothing pending crosses a trap
 	}
 	h.resValid = false
-	deleg := h.medeleg
+	deleg := h.csr.medeleg
 	xcause := cause
 	if interrupt {
-		deleg = h.mideleg
+		deleg = h.csr.mideleg
 		xcause |= causeInterrupt
 	}
 	if h.priv <= PrivS && deleg>>cause&1 != 0 {
 		// Trap into S-mode (§4.1.1).
-		h.sepc = h.pc
-		h.scause = xcause
-		h.stval = tval
-		s := h.mstatus
+		h.csr.sepc = h.pc
+		h.csr.scause = xcause
+		h.csr.stval = tval
+		s := h.csr.mstatus
 		s &^= mstatusSPIE | mstatusSPP
 		if s&mstatusSIE != 0 {
 			s |= mstatusSPIE
@@ -42,23 +42,23 @@ func (h *Hart) takeTrap(cause uint64, tval uint64, interrupt bool) {
 			s |= mstatusSPP
 		}
 		s &^= mstatusSIE
-		h.mstatus = s
+		h.csr.mstatus = s
 		h.priv = PrivS
-		h.pc = trapVector(h.stvec, cause, interrupt)
+		h.pc = trapVector(h.csr.stvec, cause, interrupt)
 	} else {
-		h.mepc = h.pc
-		h.mcause = xcause
-		h.mtval = tval
-		s := h.mstatus
+		h.csr.mepc = h.pc
+		h.csr.mcause = xcause
+		h.csr.mtval = tval
+		s := h.csr.mstatus
 		s &^= mstatusMPIE | mstatusMPP
 		if s&mstatusMIE != 0 {
 			s |= mstatusMPIE
 		}
 		s |= uint64(h.priv) << mstatusMPPShift
 		s &^= mstatusMIE
-		h.mstatus = s
+		h.csr.mstatus = s
 		h.priv = PrivM
-		h.pc = trapVector(h.mtvec, cause, interrupt)
+		h.pc = trapVector(h.csr.mtvec, cause, interrupt)
 	}
 	h.updateMode()
 }
@@ -78,7 +78,7 @@ func trapVector(tvec, cause uint64, interrupt bool) uint64 {
 var interruptOrder = [...]uint64{IntMEI, IntMSI, IntMTI, IntSEI, IntSSI, IntSTI}
 
 // pendingMIP returns mip as a CSR read sees it.
-func (h *Hart) pendingMIP() uint64 { return h.mip }
+func (h *Hart) pendingMIP() uint64 { return h.csr.mip }
 
 // interruptible reports whether checkInterrupts would take an interrupt
 // now. Translated code runs only while it would not (an interrupt pending
@@ -86,28 +86,28 @@ func (h *Hart) pendingMIP() uint64 { return h.mip }
 // common): nothing it does changes that but an SIE set, after which it
 // checks mip and mie.
 func (h *Hart) interruptible() bool {
-	pend := h.pendingMIP() & h.mie
+	pend := h.pendingMIP() & h.csr.mie
 	if pend == 0 {
 		return false
 	}
-	mEnabled := h.priv < PrivM || h.mstatus&mstatusMIE != 0
-	sEnabled := h.priv < PrivS || (h.priv == PrivS && h.mstatus&mstatusSIE != 0)
-	return pend&^h.mideleg != 0 && mEnabled || pend&h.mideleg != 0 && sEnabled
+	mEnabled := h.priv < PrivM || h.csr.mstatus&mstatusMIE != 0
+	sEnabled := h.priv < PrivS || (h.priv == PrivS && h.csr.mstatus&mstatusSIE != 0)
+	return pend&^h.csr.mideleg != 0 && mEnabled || pend&h.csr.mideleg != 0 && sEnabled
 }
 
 // checkInterrupts takes the highest-priority interrupt that is pending,
 // enabled, and not masked by the current privilege level (§3.1.9). It
 // reports whether one was taken.
 func (h *Hart) checkInterrupts() bool {
-	pend := h.pendingMIP() & h.mie
+	pend := h.pendingMIP() & h.csr.mie
 	if pend == 0 {
 		return false
 	}
 	// Interrupts for M-mode: not delegated; enabled when below M or MIE set.
-	mEnabled := h.priv < PrivM || h.mstatus&mstatusMIE != 0
-	sEnabled := h.priv < PrivS || (h.priv == PrivS && h.mstatus&mstatusSIE != 0)
-	m := pend &^ h.mideleg
-	s := pend & h.mideleg
+	mEnabled := h.priv < PrivM || h.csr.mstatus&mstatusMIE != 0
+	sEnabled := h.priv < PrivS || (h.priv == PrivS && h.csr.mstatus&mstatusSIE != 0)
+	m := pend &^ h.csr.mideleg
+	s := pend & h.csr.mideleg
 	var take uint64
 	switch {
 	case m != 0 && mEnabled:
@@ -134,12 +134,12 @@ func (h *Hart) checkInterrupts() bool {
 // wakeable reports whether an interrupt would end WFI (§3.3.3): pending and
 // enabled in mie, regardless of the global enables and delegation.
 func (h *Hart) wakeable() bool {
-	return h.pendingMIP()&h.mie != 0
+	return h.pendingMIP()&h.csr.mie != 0
 }
 
 // mret returns from an M-mode trap (§3.3.2).
 func (h *Hart) mret() {
-	s := h.mstatus
+	s := h.csr.mstatus
 	mpp := uint8(s >> mstatusMPPShift & 3)
 	s &^= mstatusMIE
 	if s&mstatusMPIE != 0 {
@@ -150,9 +150,9 @@ func (h *Hart) mret() {
 	if mpp != PrivM {
 		s &^= mstatusMPRV
 	}
-	h.mstatus = s
+	h.csr.mstatus = s
 	h.priv = mpp
-	h.pc = h.mepc
+	h.pc = h.csr.mepc
 	if mpp == PrivU {
 		h.m.enteredU = true // xRET is rare: this costs the hot loop nothing
 	}
@@ -164,7 +164,7 @@ func (h *Hart) mret() {
 
 // sret returns from an S-mode trap (§3.3.2, §4.1.1).
 func (h *Hart) sret() {
-	s := h.mstatus
+	s := h.csr.mstatus
 	spp := uint8(PrivU)
 	if s&mstatusSPP != 0 {
 		spp = PrivS
@@ -176,9 +176,9 @@ func (h *Hart) sret() {
 	s |= mstatusSPIE
 	s &^= mstatusSPP
 	s &^= mstatusMPRV // spp is never M
-	h.mstatus = s
+	h.csr.mstatus = s
 	h.priv = spp
-	h.pc = h.sepc
+	h.pc = h.csr.sepc
 	if spp == PrivU {
 		h.m.enteredU = true
 	}

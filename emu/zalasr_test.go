@@ -125,8 +125,8 @@ func TestAMisalignedZalasrAccessRaisesAddressMisaligned(t *testing.T) {
 					t.Fatalf("stopped with %v, want every hart waiting", r)
 				}
 				h := m.harts[0]
-				if h.mcause != c.cause || h.mtval != 0x8001_0001 || h.mepc != 0x8000_0020 {
-					t.Errorf("mcause %d mtval %#x mepc %#x, want %d, 0x80010001, 0x80000020", h.mcause, h.mtval, h.mepc, c.cause)
+				if h.csr.mcause != c.cause || h.csr.mtval != 0x8001_0001 || h.csr.mepc != 0x8000_0020 {
+					t.Errorf("mcause %d mtval %#x mepc %#x, want %d, 0x80010001, 0x80000020", h.csr.mcause, h.csr.mtval, h.csr.mepc, c.cause)
 				}
 			})
 		}
