@@ -76,3 +76,14 @@ func TestISASuiteRV64CAgreesWithQEMUUnderBothEngines(t *testing.T) {
 	t.Parallel()
 	runISASuite(t, rv64cCases())
 }
+
+// Every RV64C instruction but c.ebreak (which traps: isa_priv_test.go)
+// has cases, c.nop included.
+func TestISASuiteRV64CTableCoversEveryInstructionButCEbreak(t *testing.T) {
+	const rv64c = "c.addi4spn c.fld c.lw c.ld c.fsd c.sw c.sd c.nop c.addi c.addiw c.li c.addi16sp c.lui " +
+		"c.srli c.srai c.andi c.sub c.xor c.or c.and c.subw c.addw c.j c.beqz c.bnez " +
+		"c.slli c.fldsp c.lwsp c.ldsp c.jr c.mv c.jalr c.add c.fsdsp c.swsp c.sdsp"
+	if m := missingMnemonics(rv64cCases(), rv64c); len(m) != 0 {
+		t.Errorf("no case runs %v", m)
+	}
+}

@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -290,4 +291,23 @@ func rv64fdCases() []isaCase {
 func TestISASuiteRV64FDAgreesWithQEMUUnderBothEngines(t *testing.T) {
 	t.Parallel()
 	runISASuite(t, rv64fdCases())
+}
+
+// Every RV64F and RV64D instruction has cases (the manual's F and D
+// listings with their RV64 additions), and so do the fcsr accesses.
+func TestISASuiteRV64FDTableCoversEveryInstruction(t *testing.T) {
+	var fd []string
+	for _, p := range []string{".s", ".d"} {
+		for _, op := range []string{"fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax", "fmadd", "fmsub", "fnmadd", "fnmsub",
+			"fsgnj", "fsgnjn", "fsgnjx", "feq", "flt", "fle", "fclass"} {
+			fd = append(fd, op+p)
+		}
+		for _, i := range []string{"w", "wu", "l", "lu"} {
+			fd = append(fd, "fcvt"+"."+i+p, "fcvt"+p+"."+i)
+		}
+	}
+	fd = append(fd, "flw", "fsw", "fld", "fsd", "fcvt.s.d", "fcvt.d.s", "fmv.x.w", "fmv.w.x", "fmv.x.d", "fmv.d.x", "csrrw", "csrrs")
+	if m := missingMnemonics(rv64fdCases(), strings.Join(fd, " ")); len(m) != 0 {
+		t.Errorf("no case runs %v", m)
+	}
 }

@@ -163,3 +163,15 @@ func TestISASuiteRV64IAgreesWithQEMUUnderBothEngines(t *testing.T) {
 	t.Parallel()
 	runISASuite(t, rv64iCases())
 }
+
+// Every RV64I instruction a user program runs (the unprivileged manual's
+// RV32I and RV64I base instruction listings, but ecall and ebreak, which
+// trap: isa_priv_test.go) has cases.
+func TestISASuiteRV64ITableCoversEveryRV64IInstruction(t *testing.T) {
+	const rv64i = "lui auipc jal jalr beq bne blt bge bltu bgeu lb lh lw lbu lhu lwu ld sb sh sw sd " +
+		"addi slti sltiu xori ori andi slli srli srai add sub sll slt sltu xor srl sra or and " +
+		"addiw slliw srliw sraiw addw subw sllw srlw sraw fence fence.i"
+	if m := missingMnemonics(rv64iCases(), rv64i); len(m) != 0 {
+		t.Errorf("no case runs %v", m)
+	}
+}

@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -163,4 +164,26 @@ func TestISASuiteRV64MAgreesWithQEMUUnderBothEngines(t *testing.T) {
 func TestISASuiteRV64AAgreesWithQEMUUnderBothEngines(t *testing.T) {
 	t.Parallel()
 	runISASuite(t, rv64aCases())
+}
+
+// Every RV64M instruction, and every RV64A one in each of its ordering
+// annotations (LR takes aq, SC rl, as the manual's examples; AMOs all
+// four), has cases.
+func TestISASuiteRV64MAndATablesCoverEveryInstruction(t *testing.T) {
+	const rv64m = "mul mulh mulhsu mulhu div divu rem remu mulw divw divuw remw remuw"
+	if m := missingMnemonics(rv64mCases(), rv64m); len(m) != 0 {
+		t.Errorf("M: no case runs %v", m)
+	}
+	var rv64a []string
+	for _, op := range []string{"amoswap", "amoadd", "amoxor", "amoand", "amoor", "amomin", "amomax", "amominu", "amomaxu"} {
+		for _, w := range []string{".w", ".d"} {
+			for _, ord := range []string{"", ".aq", ".rl", ".aqrl"} {
+				rv64a = append(rv64a, op+w+ord)
+			}
+		}
+	}
+	rv64a = append(rv64a, "lr.w", "lr.w.aq", "lr.d", "lr.d.aq", "sc.w", "sc.w.rl", "sc.d", "sc.d.rl")
+	if m := missingMnemonics(rv64aCases(), strings.Join(rv64a, " ")); len(m) != 0 {
+		t.Errorf("A: no case runs %v", m)
+	}
 }

@@ -373,3 +373,22 @@ func TestTheISASuiteNamesTheCaseWhoseValueIsNotTheSpecs(t *testing.T) {
 		}
 	}
 }
+
+// missingMnemonics lists the instructions of want (space-separated
+// mnemonics) that no line of cases uses: what a table claims to cover
+// and does not.
+func missingMnemonics(cases []isaCase, want string) []string {
+	used := map[string]bool{}
+	for _, c := range cases {
+		for _, l := range c.lines {
+			used[strings.Fields(l)[0]] = true
+		}
+	}
+	var missing []string
+	for _, m := range strings.Fields(want) {
+		if !used[m] {
+			missing = append(missing, m)
+		}
+	}
+	return missing
+}
