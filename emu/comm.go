@@ -555,6 +555,11 @@ func (m *Machine) commSchedule() {
 			from = c.eligible
 		}
 		for i := 0; i < cfg.Depth; i++ {
+			if i > 0 && cfg.Cluster > 0 {
+				// Close behind the point before (SchedConfig.Cluster).
+				c.changes = append(c.changes, c.changes[i-1]+1+c.rng.Uint64()%cfg.Cluster)
+				continue
+			}
 			c.changes = append(c.changes, from+c.rng.Uint64()%cfg.EventSpan)
 		}
 		slices.Sort(c.changes)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"everett/hw"
 )
 
 // commProgram: hart 0 writes X and Y, counts down long enough for hart 1
@@ -83,5 +85,53 @@ func TestTheCommunicationEventsOfASmallTwoHartProgramAreExactlyTheHandCheckedOne
 		if n := cov.Pairs[want[i]]; n != 1 {
 			t.Errorf("(%#x, %#x) counted %d times, want once: %s", w.first, w.second, n, w.what)
 		}
+	}
+}
+
+func TestClusteredChangePointsFallCloseBehindTheFirstAndSurviveASnapshot(t *testing.T) {
+	m := mustBuild(t, programBuild(t, commProgram, 2, 100, nil))
+	m.TrackCommunication(true)
+	base := SchedConfig{Mode: SchedPCT, QuantumMin: 1, QuantumMax: 100, Depth: 3,
+		Comm: true, Preemptions: 3, EventSpan: 10_000, YieldMin: 10, YieldMax: 20}
+	spread := false
+	for seed := uint64(1); seed <= 50; seed++ {
+		c := base
+		c.Seed = seed
+		if err := m.SetSchedule(c); err != nil {
+			t.Fatal(err)
+		}
+		ch := m.comm.changes
+		if len(ch) != 3 {
+			t.Fatalf("seed %d: %d change points, want 3", seed, len(ch))
+		}
+		spread = spread || ch[1]-ch[0] > 4 || ch[2]-ch[1] > 4
+		c.Cluster = 4
+		if err := m.SetSchedule(c); err != nil {
+			t.Fatal(err)
+		}
+		ch = m.comm.changes
+		for i := 1; i < len(ch); i++ {
+			if d := ch[i] - ch[i-1]; d < 1 || d > 4 {
+				t.Fatalf("seed %d, cluster 4: change points %v, want each within 1..4 after the one before", seed, ch)
+			}
+		}
+	}
+	if !spread {
+		t.Fatal("without a cluster, no seed of 50 drew change points more than 4 events apart: the test shows nothing")
+	}
+	var e hw.Encoder
+	m.SaveState(&e)
+	r := mustBuild(t, programBuild(t, commProgram, 2, 100, nil))
+	r.TrackCommunication(true)
+	if err := r.RestoreState(hw.NewDecoder(e.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.sched.cfg.Cluster; got != 4 {
+		t.Fatalf("restored cluster %d, want 4", got)
+	}
+	c := base
+	c.Cluster = MaxCluster + 1
+	if err := m.SetSchedule(c); err == nil {
+		t.Fatal("a cluster above MaxCluster was accepted")
 	}
 }

@@ -71,6 +71,14 @@ type SchedConfig struct {
 	EventSpan   uint64
 	YieldMin    uint64
 	YieldMax    uint64
+	// Cluster, under SchedPCT over communication events, draws each change
+	// point after the first within Cluster events after the one before
+	// (uniformly in [1, Cluster]) instead of anywhere in EventSpan. A bug
+	// of depth two or three needs its second change while the thread of
+	// the first is still held back: a few events of the other threads
+	// later, which uniform points over the whole span rarely are. 0: all
+	// points uniform in the span.
+	Cluster uint64
 	// UserOnly limits those preemptions to harts in U-mode: the accesses
 	// of a workload's threads to their own shared data, not the kernel's
 	// locks and run queues, which on a Linux node are most events and
@@ -134,6 +142,9 @@ func inRanges(rs [][2]uint64, pc uint64) bool {
 // MaxPCTDepth bounds the change points of a PCT schedule.
 const MaxPCTDepth = 64
 
+// MaxCluster bounds SchedConfig.Cluster.
+const MaxCluster = 1 << 20
+
 // sched is the scheduler's state; it is saved with the machine.
 type sched struct {
 	cfg     SchedConfig
@@ -183,6 +194,9 @@ func (m *Machine) SetSchedule(c SchedConfig) error {
 		if c.YieldMax < c.YieldMin {
 			return fmt.Errorf("%w: yield range [%d, %d]", ErrConfig, c.YieldMin, c.YieldMax)
 		}
+	}
+	if c.Cluster > MaxCluster {
+		return fmt.Errorf("%w: change-point cluster %d (want 0..%d)", ErrConfig, c.Cluster, MaxCluster)
 	}
 	n := len(m.harts)
 	s := &m.sched
@@ -319,6 +333,7 @@ func (m *Machine) saveSched(e *hw.Encoder) {
 	e.U64(s.cfg.EventSpan)
 	e.U64(s.cfg.YieldMin)
 	e.U64(s.cfg.YieldMax)
+	e.U64(s.cfg.Cluster)
 	e.Bool(s.cfg.UserOnly)
 	e.Bool(s.cfg.Hold)
 	e.Bool(s.cfg.SyncPoints)
@@ -362,6 +377,7 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	s.cfg.EventSpan = d.U64()
 	s.cfg.YieldMin = d.U64()
 	s.cfg.YieldMax = d.U64()
+	s.cfg.Cluster = d.U64()
 	s.cfg.UserOnly = d.Bool()
 	s.cfg.Hold = d.Bool()
 	s.cfg.SyncPoints = d.Bool()
@@ -409,7 +425,7 @@ func (m *Machine) restoreSched(d *hw.Decoder) error {
 	}
 	s.low = d.Int()
 	s.own = d.U64()
-	if s.cfg.Preemptions < 0 || s.cfg.Preemptions > MaxPreemptions || s.cfg.YieldMax < s.cfg.YieldMin {
+	if s.cfg.Preemptions < 0 || s.cfg.Preemptions > MaxPreemptions || s.cfg.YieldMax < s.cfg.YieldMin || s.cfg.Cluster > MaxCluster {
 		d.Fail("scheduler preemption settings")
 	}
 	if err := d.Err(); err != nil {

@@ -249,6 +249,13 @@ func drawPlan(s *Spec, root uint64) Plan {
 			// one (the thread it lets run first is the one held first).
 			c.Preemptions = 1 + int(r.Uint64()%3)
 			c.Depth = min(c.Depth, c.Preemptions)
+			// Half the plans with two or three change points put the
+			// later ones a few events behind the first (emu's
+			// SchedConfig.Cluster): the second thread held while the
+			// first still is, inside the first's window. Drawn last.
+			if cl := []uint64{0, 0, 0, 4, 8, 16}[r.Uint64()%6]; c.Mode == emu.SchedPCT && c.Depth > 1 {
+				c.Cluster = cl
+			}
 		}
 	}
 	return p

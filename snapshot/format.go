@@ -77,6 +77,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -91,7 +92,7 @@ const (
 	// Magic starts every snapshot file.
 	Magic = "EVSNAP\r\n"
 	// Version is the format version this package writes and reads.
-	Version = 5 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges), and which returns are from futex calls
+	Version = 6 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges), and which returns are from futex calls; 6: the scheduler's change-point cluster
 	// Arch is the architecture field: the machines everett emulates.
 	Arch = "rv64gc"
 
@@ -202,9 +203,16 @@ func decodeHeader(b []byte) (header, error) {
 	copy(h.configHash[:], b[32:64])
 	copy(h.parentID[:], b[64:96])
 	if h.version != Version {
+		// Every change since the file's version, newest first.
+		var since []string
+		for v := uint32(Version); v > h.version; v-- {
+			if c, ok := versionChanges[v]; ok {
+				since = append(since, c)
+			}
+		}
 		why := ""
-		if h.version < Version {
-			why = " (" + versionChanges[Version] + ")"
+		if len(since) > 0 {
+			why = " (" + strings.Join(since, "; ") + ")"
 		}
 		return h, fmt.Errorf("%w: the file has version %d, this everett reads version %d%s", ErrVersion, h.version, Version, why)
 	}
@@ -217,6 +225,7 @@ func decodeHeader(b []byte) (header, error) {
 // versionChanges says what each format version changed, for the error
 // that refuses an older file.
 var versionChanges = map[uint32]string{
+	6: "since version 6 the scheduler saves how close its change points are drawn (the cluster), which a file of version 5 does not say",
 	5: "since version 5 the machine keeps TLB entries per ASID and the scheduler saves which system call returns are futex calls, so a machine saved before would run on differently",
 }
 

@@ -112,7 +112,7 @@ func TestSnapshotInfoDescribesTheFile(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"format:        everett snapshot version 5, rv64gc",
+		"format:        everett snapshot version 6, rv64gc",
 		"board:         baremetal, 4 harts, 64 MiB of RAM at 0x80000000",
 		"memory model:  sc",
 		"seed:          9",
