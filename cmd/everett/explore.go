@@ -30,6 +30,7 @@ type exploreFlags struct {
 	consoleDir  string
 	setup       string
 	cpuProf     string
+	memProf     string
 	memModel    string
 	stopOnFail  bool
 	engine      engineValue
@@ -90,6 +91,8 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
+	_ = fl.MarkHidden("memprofile")
 	addEngineFlag(fl, &f.engine)
 	addSharedFlags(fl, &f)
 	return cmd
@@ -164,6 +167,13 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if f.cpuProf != "" {
 		stop, err := startCPUProfile(f.cpuProf)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if f.memProf != "" {
+		stop, err := startMemProfile(f.memProf, stderr)
 		if err != nil {
 			return err
 		}
