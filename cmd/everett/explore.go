@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -31,6 +32,7 @@ type exploreFlags struct {
 	setup       string
 	cpuProf     string
 	memProf     string
+	memLimit    string
 	memModel    string
 	stopOnFail  bool
 	engine      engineValue
@@ -89,6 +91,7 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most half of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector works to keep the heap under it (default: the spec's budgets.memory, else 1536MiB, for a 2-core CI runner)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
@@ -162,6 +165,13 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	spec.SetEngine(f.engine.e)
+	memLimit, err := exploreMemoryLimit(f.memLimit, spec)
+	if err != nil {
+		return err
+	}
+	if memLimit != explorer.NoMemoryLimit {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(memLimit)))
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
 	}
@@ -179,7 +189,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir, StopOnFailure: f.stopOnFail}
+	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir, StopOnFailure: f.stopOnFail, MemoryLimit: memLimit}
 	if f.consoleDir != "" {
 		if err := os.MkdirAll(f.consoleDir, 0o755); err != nil {
 			return usageErr("--console-dir: %v", err)
@@ -238,6 +248,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
+	fmt.Fprintf(stderr, "everett: %s\n", corpusMemory(res.Memory))
 	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
 		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
 	}
@@ -255,6 +266,35 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// exploreMemoryLimit is the search's memory target: --memory-limit, else
+// the spec's budgets.memory, else explorer.DefaultMemoryLimit.
+func exploreMemoryLimit(flag string, spec *explorer.Spec) (uint64, error) {
+	v := flag
+	if v == "" {
+		v = spec.Budgets.Memory
+	}
+	if v == "" {
+		return explorer.DefaultMemoryLimit, nil
+	}
+	n, err := explorer.ParseMemoryLimit(v)
+	if err != nil {
+		return 0, usageErr("--memory-limit: %v", err)
+	}
+	return n, nil
+}
+
+// corpusMemory says in a line what the corpus held and what bounding it
+// did.
+func corpusMemory(m explorer.CorpusMemory) string {
+	const mib = 1 << 20
+	bound := "no bound"
+	if m.LimitBytes != 0 {
+		bound = fmt.Sprintf("bound %d MiB", m.LimitBytes/mib)
+	}
+	return fmt.Sprintf("corpus held at most %d MiB beyond the boot snapshot (%s), %d MiB at the end: %d entries evicted to their fork paths, %d rebuilt",
+		m.PeakBytes/mib, bound, m.HeldBytes/mib, m.Evicted, m.Rebuilt)
 }
 
 // printProcess prints what everett's init reported with a workload's
