@@ -43,8 +43,8 @@ type Options struct {
 	StopOnFailure bool
 	// MemoryLimit is the host memory the search aims to stay under, in
 	// bytes (0: the spec's budgets.memory, else DefaultMemoryLimit;
-	// NoMemoryLimit: none). The corpus may hold half of it beyond the
-	// boot snapshot (corpusmem.go): past that, the search evicts
+	// NoMemoryLimit: none). The corpus may hold a quarter of it beyond
+	// the boot snapshot (corpusmem.go): past that, the search evicts
 	// entries, least recently added or picked first, to their fork
 	// paths, and rebuilds one when it is picked again. It never changes a
 	// result, only memory and time. (The everett command also sets Go's
@@ -105,7 +105,7 @@ type Result struct {
 // CorpusMemory is what a search's corpus held beyond the boot snapshot,
 // and what bounding it cost.
 type CorpusMemory struct {
-	LimitBytes uint64 // what the corpus may hold: half the memory target (0: no bound)
+	LimitBytes uint64 // what the corpus may hold: a quarter of the memory target (0: no bound)
 	PeakBytes  uint64 // the most the corpus held, before evictions
 	HeldBytes  uint64 // what it held at the end
 	// Evicted counts the entries evicted to their fork paths, Rebuilt

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
-	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most half of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector works to keep the heap under it (default: the spec's budgets.memory, else 1536MiB, for a 2-core CI runner)")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most a quarter of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector works to keep the heap under it (default: the spec's budgets.memory, else 1536MiB, for a 2-core CI runner)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
@@ -249,6 +250,9 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
 	fmt.Fprintf(stderr, "everett: %s\n", corpusMemory(res.Memory))
+	if memLimit != explorer.NoMemoryLimit && gcLimited() {
+		fmt.Fprintf(stderr, "everett: Go's garbage collector used all the CPU it may to keep the heap under the memory limit (%d MiB): the search needs more than that to run at full speed (--memory-limit)\n", memLimit>>20)
+	}
 	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
 		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
 	}
@@ -283,6 +287,15 @@ func exploreMemoryLimit(flag string, spec *explorer.Spec) (uint64, error) {
 		return 0, usageErr("--memory-limit: %v", err)
 	}
 	return n, nil
+}
+
+// gcLimited reports whether Go's garbage collector ever hit its CPU
+// limit in this process: the heap's live part came so near the memory
+// limit that collecting more often could no longer keep it under.
+func gcLimited() bool {
+	m := []metrics.Sample{{Name: "/gc/limiter/last-enabled:gc-cycle"}}
+	metrics.Read(m)
+	return m[0].Value.Kind() == metrics.KindUint64 && m[0].Value.Uint64() > 0
 }
 
 // corpusMemory says in a line what the corpus held and what bounding it

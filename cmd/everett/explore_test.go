@@ -114,7 +114,7 @@ func TestABadMemoryLimitIsAUsageErrorThatNamesItAndAGoodOneBoundsTheCorpus(t *te
 		}
 	}
 	code, _, errs := runCLI(t, "explore", "--elf", prog, "--universes", "2", "--memory-limit", "4MiB", "--out", d)
-	if code != 0 || !strings.Contains(errs, "(bound 2 MiB)") {
-		t.Fatalf("exit code %d, stderr %q; want 0 and the corpus's bound, half the limit", code, errs)
+	if code != 0 || !strings.Contains(errs, "(bound 1 MiB)") {
+		t.Fatalf("exit code %d, stderr %q; want 0 and the corpus's bound, a quarter of the limit", code, errs)
 	}
 }
