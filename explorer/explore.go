@@ -48,7 +48,8 @@ type Options struct {
 	// entries, least recently added or picked first, to their fork
 	// paths, and rebuilds one when it is picked again. It never changes a
 	// result, only memory and time. (The everett command also sets Go's
-	// soft memory limit to it; Explore leaves the runtime alone.)
+	// soft memory limit to it, less what lies outside Go's heap; Explore
+	// leaves the runtime alone.)
 	MemoryLimit uint64
 	// Share, when set, makes the search one of many processes' (share.go):
 	// the universes to run are claimed from it, not counted from 0, and

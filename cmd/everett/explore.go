@@ -92,7 +92,7 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
-	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most a quarter of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector works to keep the heap under it (default: the spec's budgets.memory, else 1536MiB, for a 2-core CI runner)")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most a quarter of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector keeps its heap under it less 256 MiB for the JIT's code (default: the spec's budgets.memory, else 1536MiB: a 2-core CI runner has 4-7 GB)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
@@ -171,7 +171,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	if memLimit != explorer.NoMemoryLimit {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(memLimit)))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(goMemoryLimit(memLimit))))
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
@@ -251,7 +251,7 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
 	fmt.Fprintf(stderr, "everett: %s\n", corpusMemory(res.Memory))
 	if memLimit != explorer.NoMemoryLimit && gcLimited() {
-		fmt.Fprintf(stderr, "everett: Go's garbage collector used all the CPU it may to keep the heap under the memory limit (%d MiB): the search needs more than that to run at full speed (--memory-limit)\n", memLimit>>20)
+		fmt.Fprintf(stderr, "everett: Go's garbage collector used all the CPU it may to keep its heap under %d MiB (--memory-limit %d MiB): the search needs more than that to run at full speed\n", goMemoryLimit(memLimit)>>20, memLimit>>20)
 	}
 	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
 		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
@@ -287,6 +287,19 @@ func exploreMemoryLimit(flag string, spec *explorer.Spec) (uint64, error) {
 		return 0, usageErr("--memory-limit: %v", err)
 	}
 	return n, nil
+}
+
+// nonGoBytes is what a search holds outside Go's heap, which Go's soft
+// memory limit does not see: the JIT's code arena (110-126 MB in the etcd
+// example's 5-minute search, 2026-12-04; at most 512 MiB) and the binary's
+// own text and data (35 MB).
+const nonGoBytes = 256 << 20
+
+// goMemoryLimit is Go's soft memory limit for a search's memory target:
+// the target less what lies outside Go's heap, and at least half the
+// target.
+func goMemoryLimit(target uint64) uint64 {
+	return max(target-min(nonGoBytes, target), target/2)
 }
 
 // gcLimited reports whether Go's garbage collector ever hit its CPU
