@@ -622,7 +622,10 @@ func bugReport(s *Spec, root uint64, j job, u *Universe, pe *pool.PanicError) *R
 // jobPath is the fork path job j's universe starts with.
 func jobPath(j job) []Fork {
 	from, plan := j.parent, ""
-	if from == nil || from.lazy != nil {
+	if from == nil || from.lazy != nil && heldSnap(from) == nil {
+		// A root, or a placeholder not rebuilt (the universe ran as
+		// the root of its seed if it did not rebuild); a placeholder's
+		// path and time are its entry's.
 		from, plan = j.boot, PlanSeed
 	}
 	if from == nil {
