@@ -12,18 +12,18 @@ import (
 // DefaultMemoryLimit is a search's memory target when neither the options
 // nor the spec give one: 1.5 GiB, so that a search fits a 2-core CI
 // runner (CircleCI's medium has 4 GB, GitHub's 2-core Linux runner 7 GB)
-// beside the build that precedes it, with the JIT's code arena (at most
-// 512 MiB, outside it) included. The etcd example's 5-minute search on 2
-// workers stays under 2 GB of resident memory with it
-// (docs/rationale/explorer.md, "Why evict corpus entries to their fork
-// paths?").
+// beside the build that precedes it, what lies outside Go's heap (the
+// JIT's code arena, the binary) included. The etcd example's 5-minute
+// search on 2 workers peaked at 1,663 MiB resident with it, 1,981-2,458
+// MiB before (2026-12-04; docs/rationale/explorer.md, "Why evict corpus
+// entries to their fork paths?").
 const DefaultMemoryLimit = 1536 << 20
 
 // NoMemoryLimit, as Options.MemoryLimit, bounds nothing.
 const NoMemoryLimit = math.MaxUint64
 
-// ParseMemoryLimit parses a memory target: a size (4096, 512MiB, 2GiB; at
-// least 1 MiB) or "none" (NoMemoryLimit).
+// ParseMemoryLimit parses a memory target: a size of at least 1 MiB
+// (1048576, 512MiB, 2GiB) or "none" (NoMemoryLimit).
 func ParseMemoryLimit(s string) (uint64, error) {
 	if strings.TrimSpace(s) == "none" {
 		return NoMemoryLimit, nil
@@ -59,16 +59,17 @@ func memoryLimit(spec *Spec, o Options) (target, corpus uint64) {
 // the running universes, decoded code and the garbage collector's
 // headroom. The etcd example (three 512 MiB nodes, 2 workers) keeps about
 // 650 MB live without its corpus (2026-12-04): with a quarter of 1.5 GiB
-// for the corpus, the live heap stays near two thirds of the target, and
-// the collector does not run much more often than without a limit.
+// for the corpus, the live heap stays under two thirds of the target
+// (four fifths of Go's limit, the target less 256 MiB), so the collector
+// keeps some headroom even with the corpus full.
 const corpusShare = 4
 
 // The corpus's memory: what its entries hold beyond the boot snapshot (the
 // copy-on-write pages their universes wrote, the radix leaves and decoded
 // code of those pages, and each entry's saved device state: disk overlays
 // included), counted once however many entries share an object. When it
-// passes Options.MemoryLimit, the search evicts entries, least recently
-// used first, each down to its fork path (a placeholder like a shared
+// passes its share of the memory target (memoryLimit), the search evicts
+// entries, least recently added or picked first, each down to its fork path (a placeholder like a shared
 // search's entry from another worker, share.go); an evicted entry that is
 // picked again is rebuilt from its fork path, exactly, by the worker that
 // runs the fork. Eviction never changes a result: the corpus keeps its
