@@ -41,6 +41,16 @@ type Options struct {
 	// first aside). In a shared search (Share) it ends the worker at its
 	// next claim once it or another worker has found a failure.
 	StopOnFailure bool
+	// MemoryLimit is the host memory the search aims to stay under, in
+	// bytes (0: the spec's budgets.memory, else DefaultMemoryLimit;
+	// NoMemoryLimit: none). The corpus may hold a quarter of it beyond
+	// the boot snapshot (corpusmem.go): past that, the search evicts
+	// entries, least recently added or picked first, to their fork
+	// paths, and rebuilds one when it is picked again. It never changes a
+	// result, only memory and time. (The everett command also sets Go's
+	// soft memory limit to it, less what lies outside Go's heap; Explore
+	// leaves the runtime alone.)
+	MemoryLimit uint64
 	// Share, when set, makes the search one of many processes' (share.go):
 	// the universes to run are claimed from it, not counted from 0, and
 	// what they find is published to it. Universes then bounds the whole
@@ -88,6 +98,20 @@ type Result struct {
 	// rebuild exactly, Lost the universes of claims another worker
 	// finished first (run, but not counted).
 	Pulled, Rejected, Lost int
+	// Memory is what the corpus held (host bookkeeping, like JIT: it
+	// depends on what ran first where universes share decoded code).
+	Memory CorpusMemory
+}
+
+// CorpusMemory is what a search's corpus held beyond the boot snapshot,
+// and what bounding it cost.
+type CorpusMemory struct {
+	LimitBytes uint64 // what the corpus may hold: a quarter of the memory target (0: no bound)
+	PeakBytes  uint64 // the most the corpus held, before evictions
+	HeldBytes  uint64 // what it held at the end
+	// Evicted counts the entries evicted to their fork paths, Rebuilt
+	// those of them rebuilt when picked again.
+	Evicted, Rebuilt int
 }
 
 // FirstFailure says when a search found its first failure.
@@ -147,6 +171,8 @@ func Explore(spec *Spec, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, corpusLimit := memoryLimit(spec, o)
+	st.mem = newCorpusMem(corpusLimit, boot.Snap)
 	run := &runner{spec: spec, seed: o.Seed, global: st.global, consoleDir: o.ConsoleDir, workers: workers, wall: wallCtx}
 	res.Ended, res.Limit = "universes", fmt.Sprint(n)
 	wallSpent := boot.cancelled
@@ -250,6 +276,7 @@ func (st *search) local(boot *Boot, run *runner, wallFlag *atomic.Bool, wallSpen
 			end = min(end, n)
 		}
 		batch := planBatch(st.spec, o.Seed, base, end, ctl, st.corpus, boot.Snap)
+		st.beforeBatch(batch, boot)
 		outs, failAt, spent := run.batch(batch, o.StopOnFailure)
 		wallSpent = wallSpent || spent
 		// Merge in universe order.
@@ -282,6 +309,21 @@ func (st *search) finish(wallSpent bool, wall time.Duration) {
 	}
 	res.Assertions = st.cat.list()
 	res.Elapsed = time.Since(st.start)
+	m := st.mem
+	m.balance(st.corpus, nil, &st.rejected, false)
+	res.Memory = CorpusMemory{LimitBytes: m.limit, PeakBytes: m.peak, HeldBytes: m.held, Evicted: m.evicted, Rebuilt: m.rebuilt}
+}
+
+// beforeBatch records the corpus entries batch forks from as used, then
+// bounds the corpus's memory: entries used least recently are evicted
+// first, so that the batch's own are evicted last.
+func (st *search) beforeBatch(batch []job, boot *Boot) {
+	for _, j := range batch {
+		if j.parent != nil {
+			st.mem.picked(j.parent)
+		}
+	}
+	st.mem.balance(st.corpus, boot, &st.rejected, true)
 }
 
 // search is the state of a search that its driver keeps between batches.
@@ -291,6 +333,7 @@ type search struct {
 	res    *Result
 	global *Seen
 	corpus []*UniverseSnapshot
+	mem    *corpusMem // what corpus holds
 	cat    assertions
 	seen   map[string]bool // failure signatures found
 	start  time.Time
@@ -354,7 +397,9 @@ func (st *search) failed(r outcome, rep *Report) *Report {
 // spec's bound.
 func (st *search) addCorpus(s *UniverseSnapshot) {
 	st.corpus = append(st.corpus, s)
+	st.mem.added(s)
 	if len(st.corpus) > st.spec.Search.Corpus {
+		st.mem.dropped(st.corpus[0])
 		st.corpus = st.corpus[1:]
 	}
 }
@@ -577,7 +622,10 @@ func bugReport(s *Spec, root uint64, j job, u *Universe, pe *pool.PanicError) *R
 // jobPath is the fork path job j's universe starts with.
 func jobPath(j job) []Fork {
 	from, plan := j.parent, ""
-	if from == nil || from.lazy != nil {
+	if from == nil || from.lazy != nil && heldSnap(from) == nil {
+		// A root, or a placeholder not rebuilt (the universe ran as
+		// the root of its seed if it did not rebuild); a placeholder's
+		// path and time are its entry's.
 		from, plan = j.boot, PlanSeed
 	}
 	if from == nil {

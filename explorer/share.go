@@ -443,6 +443,7 @@ func (st *search) shared(boot *Boot, run *runner, wallFlag *atomic.Bool, spent b
 		}
 		ctl := emu.NewPRNG(derive(derive(st.o.Seed, 99), uint64(base)))
 		batch := planBatch(st.spec, st.o.Seed, base, end, ctl, st.corpus, boot.Snap)
+		st.beforeBatch(batch, boot)
 		// Every universe of a claim runs to its end (stop-on-failure
 		// stops at the next claim, when this worker or another has
 		// found a failure), so that its record is whole.
@@ -552,6 +553,7 @@ type lazyEntry struct {
 	boot     *Boot
 	once     sync.Once
 	snap     *UniverseSnapshot // nil: not rebuilt, or did not rebuild
+	done     atomic.Bool       // get has run: snap is final
 	rejected *atomic.Int64     // the search's count of entries that did not rebuild
 }
 
@@ -567,6 +569,7 @@ func (l *lazyEntry) get(spec *Spec) *UniverseSnapshot {
 			if l.snap == nil {
 				l.rejected.Add(1)
 			}
+			l.done.Store(true)
 		}()
 		s, err := rebuildEntry(spec, l.boot, l.e)
 		if err == nil {

@@ -182,6 +182,10 @@ type BudgetSpec struct {
 	Instructions uint64   `yaml:"instructions" json:"instructions"` // per universe, all nodes
 	Universes    int      `yaml:"universes" json:"universes"`       // 0: none with a wall budget, else 1000
 	Wall         Duration `yaml:"wall" json:"wall,omitempty"`       // host time for the whole search
+	// Memory is the search's host memory target (ParseMemoryLimit: a
+	// size, or "none"; "": DefaultMemoryLimit). Like Wall it is the
+	// host's, and changes no result.
+	Memory string `yaml:"memory" json:"memory,omitempty"`
 }
 
 // SearchSpec tunes the multiverse search.
@@ -627,6 +631,11 @@ func (s *Spec) validateSettings() error {
 	}
 	if s.Budgets.Universes < 0 {
 		return specErr("budgets.universes", "%d is negative", s.Budgets.Universes)
+	}
+	if s.Budgets.Memory != "" {
+		if _, err := ParseMemoryLimit(s.Budgets.Memory); err != nil {
+			return specErr("budgets.memory", "%v", err)
+		}
 	}
 	if s.Faults.Chaos == 0 {
 		s.Faults.Chaos = s.Budgets.Time

@@ -119,6 +119,7 @@ var SpecReference = []SpecField{
 	{"budgets.instructions", "int", "50000000000 (Linux), 200000000 (bare metal)", "instructions per universe, all nodes (--max-insns overrides it)"},
 	{"budgets.universes", "int", "1000, or none with a wall budget", "universes of a search (--universes overrides it)"},
 	{"budgets.wall", "duration", "none", "host time for the whole search; when spent, the universes still running are cancelled (--time overrides it)"},
+	{"budgets.memory", "size or none", "1536MiB", "host memory the search aims to stay under: the corpus may hold a quarter of it beyond the boot snapshot (entries past that are evicted to their fork paths and rebuilt when picked again), and everett sets Go's soft memory limit to it less 256 MiB for the JIT's code; results never depend on it (--memory-limit overrides it)"},
 
 	{"search.coverage", "string", "all code", `the pcs whose edges count as coverage: "lo-hi" (hex), "sym:NAME" (a bare-metal program's symbol: its size, or up to NAME_end), or "off"`},
 	{"search.corpus", "int", "32", "snapshots of interesting states kept to fork from, 1..1024"},

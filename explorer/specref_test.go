@@ -138,7 +138,7 @@ func TestAMisspeltFieldIsAnErrorNamingItsLineSectionAndTheFieldMeant(t *testing.
 		{"a prefix of a field", "nodes: [{elf: " + elf + "}]\nnetwork:\n  latency: 1ms\n",
 			[]string{`3: network: unknown field "latency" (did you mean "latency_min"?)`}},
 		{"nothing near: the section's fields", "nodes: [{elf: " + elf + "}]\nbudgets: {time: 1s, money: 3}\n",
-			[]string{`2: budgets: unknown field "money" (want time, instructions, universes, wall; see everett spec)`}},
+			[]string{`2: budgets: unknown field "money" (want time, instructions, universes, wall, memory; see everett spec)`}},
 		{"a setup mapping", "nodes: [{elf: " + elf + "}]\nsetup: {at: sdk, when: now}\n",
 			[]string{`2: setup: unknown field "when" (want at, perturb, seed; see everett spec)`}},
 		{"every one of them", "nodes: [{elf: " + elf + ", hart: 2}]\nbogus: 1\nsearch: {corpsu: 3}\n",

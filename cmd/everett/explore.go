@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -30,6 +32,8 @@ type exploreFlags struct {
 	consoleDir  string
 	setup       string
 	cpuProf     string
+	memProf     string
+	memLimit    string
 	memModel    string
 	stopOnFail  bool
 	engine      engineValue
@@ -88,8 +92,11 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.consoleDir, "console-dir", "", "write every universe's node consoles to files in this directory")
 	fl.StringVar(&f.memModel, "memory-model", "", "memory model of every node: sc, rvwmo or swarm (drawn per seed); overrides the spec's memory_model")
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
+	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most a quarter of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector keeps its heap under it less 256 MiB for the JIT's code (default: the spec's budgets.memory, else 1536MiB: a 2-core CI runner has 4-7 GB)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
 	_ = fl.MarkHidden("cpuprofile")
+	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
+	_ = fl.MarkHidden("memprofile")
 	addEngineFlag(fl, &f.engine)
 	addSharedFlags(fl, &f)
 	return cmd
@@ -159,6 +166,13 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	spec.SetEngine(f.engine.e)
+	memLimit, err := exploreMemoryLimit(f.memLimit, spec)
+	if err != nil {
+		return err
+	}
+	if memLimit != explorer.NoMemoryLimit {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(goMemoryLimit(memLimit))))
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageErr("--out: %v", err)
 	}
@@ -169,7 +183,14 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir, StopOnFailure: f.stopOnFail}
+	if f.memProf != "" {
+		stop, err := startMemProfile(f.memProf, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	o := explorer.Options{Seed: f.seed, Universes: f.universes, Wall: f.wall, Workers: f.workers, ConsoleDir: f.consoleDir, StopOnFailure: f.stopOnFail, MemoryLimit: memLimit}
 	if f.consoleDir != "" {
 		if err := os.MkdirAll(f.consoleDir, 0o755); err != nil {
 			return usageErr("--console-dir: %v", err)
@@ -228,6 +249,10 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "everett: %s\n", sum.Boot)
 	fmt.Fprintf(stderr, "everett: %s\n", engineStats(res.Engine, res.JIT))
+	fmt.Fprintf(stderr, "everett: %s\n", corpusMemory(res.Memory))
+	if memLimit != explorer.NoMemoryLimit && gcLimited() {
+		fmt.Fprintf(stderr, "everett: Go's garbage collector used all the CPU it may to keep its heap under %d MiB (--memory-limit %d MiB): the search needs more than that to run at full speed\n", goMemoryLimit(memLimit)>>20, memLimit>>20)
+	}
 	if m := spec.MemoryModel; m == "rvwmo" || m == "swarm" {
 		fmt.Fprintf(stderr, "everett: memory model %s: rvwmo nodes ran in the interpreter (the jit does not honour the model)\n", m)
 	}
@@ -245,6 +270,57 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// exploreMemoryLimit is the search's memory target: --memory-limit, else
+// the spec's budgets.memory, else explorer.DefaultMemoryLimit.
+func exploreMemoryLimit(flag string, spec *explorer.Spec) (uint64, error) {
+	v := flag
+	if v == "" {
+		v = spec.Budgets.Memory
+	}
+	if v == "" {
+		return explorer.DefaultMemoryLimit, nil
+	}
+	n, err := explorer.ParseMemoryLimit(v)
+	if err != nil {
+		return 0, usageErr("--memory-limit: %v", err)
+	}
+	return n, nil
+}
+
+// nonGoBytes is what a search holds outside Go's heap, which Go's soft
+// memory limit does not see: the JIT's code arena (110-126 MB in the etcd
+// example's 5-minute search, 2026-12-04; at most 512 MiB) and the binary's
+// own text and data (35 MB).
+const nonGoBytes = 256 << 20
+
+// goMemoryLimit is Go's soft memory limit for a search's memory target:
+// the target less what lies outside Go's heap, and at least half the
+// target.
+func goMemoryLimit(target uint64) uint64 {
+	return max(target-min(nonGoBytes, target), target/2)
+}
+
+// gcLimited reports whether Go's garbage collector ever hit its CPU
+// limit in this process: the heap's live part came so near the memory
+// limit that collecting more often could no longer keep it under.
+func gcLimited() bool {
+	m := []metrics.Sample{{Name: "/gc/limiter/last-enabled:gc-cycle"}}
+	metrics.Read(m)
+	return m[0].Value.Kind() == metrics.KindUint64 && m[0].Value.Uint64() > 0
+}
+
+// corpusMemory says in a line what the corpus held and what bounding it
+// did.
+func corpusMemory(m explorer.CorpusMemory) string {
+	const mib = 1 << 20
+	bound := "no bound"
+	if m.LimitBytes != 0 {
+		bound = fmt.Sprintf("bound %d MiB", m.LimitBytes/mib)
+	}
+	return fmt.Sprintf("corpus held at most %d MiB beyond the boot snapshot (%s), %d MiB at the end: %d entries evicted to their fork paths, %d rebuilt",
+		m.PeakBytes/mib, bound, m.HeldBytes/mib, m.Evicted, m.Rebuilt)
 }
 
 // printProcess prints what everett's init reported with a workload's

@@ -91,3 +91,30 @@ func TestTheWallTimeBudgetStopsUniversesThatWouldRunForAnHour(t *testing.T) {
 		t.Fatalf("summary: ended by %q, %d universes, %d cancelled, first failure %+v", sum.EndedBy, sum.Universes, sum.Cancelled, sum.FirstFailure)
 	}
 }
+
+func TestABadMemoryLimitIsAUsageErrorThatNamesItAndAGoodOneBoundsTheCorpus(t *testing.T) {
+	prog := program(t, exitWith(1)...) // exits 0
+	d := t.TempDir()
+	spec := filepath.Join(d, "spec.yaml")
+	if err := os.WriteFile(spec, []byte("nodes:\n  - elf: "+prog+"\nbudgets:\n  memory: 2 gigs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--elf", prog, "--memory-limit", "lots"}, `--memory-limit: "lots" is not a size (want e.g. 256MiB), or none`},
+		{[]string{"--elf", prog, "--memory-limit", "64K"}, `--memory-limit: "64K" is less than 1 MiB`},
+		{[]string{"--elf", prog, "--memory-limit", "-1"}, `--memory-limit: "-1" is not a size`},
+		{[]string{spec}, `budgets.memory: "2 gigs" is not a size`},
+	} {
+		code, _, errs := runCLI(t, append(append([]string{"explore"}, tc.args...), "--out", d)...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit code %d, stderr %q; want %d and %q", tc.args, code, errs, exitUsage, tc.want)
+		}
+	}
+	code, _, errs := runCLI(t, "explore", "--elf", prog, "--universes", "2", "--memory-limit", "4MiB", "--out", d)
+	if code != 0 || !strings.Contains(errs, "(bound 1 MiB)") {
+		t.Fatalf("exit code %d, stderr %q; want 0 and the corpus's bound, a quarter of the limit", code, errs)
+	}
+}

@@ -64,7 +64,7 @@ var ErrImageChanged = errors.New("image differs from the one recorded")
 
 // NewImage reads path and records its hash.
 func NewImage(path string) (*Image, error) {
-	b, err := os.ReadFile(path)
+	b, err := readImage(path)
 	if err != nil {
 		return nil, err
 	}
