@@ -13,6 +13,7 @@ const (
 	ExitJumpCache           // the next pc is not in the jump cache for the current context
 	ExitNotHot              // the next block is in the jump cache but has no host code
 	ExitCoverageRoom        // no room for first touches of edge slots
+	ExitInterrupt           // after a CSR write, an interrupt is pending and enabled in mie
 	// Mid-block exits: before op k.
 	ExitMMIO    // a load or store, and the interpreter's run of the block's rest accessed a device
 	ExitMemory  // a load or store without device access: a TLB miss, an ownership change, a watched line
@@ -42,6 +43,8 @@ func ExitCauseName(c int) string {
 		return "boundary: next block not translated"
 	case ExitCoverageRoom:
 		return "boundary: coverage room"
+	case ExitInterrupt:
+		return "boundary: interrupt check after a CSR write"
 	case ExitMMIO:
 		return "mid: load/store to a device"
 	case ExitMemory:

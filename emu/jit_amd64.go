@@ -362,7 +362,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		h.trapped = false
 		m.account(h, int(done))
 		m.eng.stats.Insns += done
-		m.eng.stats.Exits[m.boundaryCause(h, j.rem)]++
+		m.eng.stats.Exits[m.boundaryCause(h, j.rem, j.cov != nil && j.nTouched >= jitTouched)]++
 	}
 	h.pos = 0
 	if h.csr.mip&h.csr.mie != 0 {
@@ -400,8 +400,9 @@ func fflagsOfMXCSR(m uint32) uint64 {
 }
 
 // boundaryCause classifies a boundary exit before the block at h.pc with
-// rem slots left in the budget, from the jump cache as translated code saw it.
-func (m *Machine) boundaryCause(h *Hart, rem uint64) int {
+// rem slots left in the budget, from the jump cache as translated code saw
+// it; full says the room for first touches of edge slots is full.
+func (m *Machine) boundaryCause(h *Hart, rem uint64, full bool) int {
 	set := jcSet(h.pc)
 	for _, e := range h.c.jc[set : set+2] {
 		if e.pc != h.pc || e.ctx != h.jctx.ctx {
@@ -412,8 +413,10 @@ func (m *Machine) boundaryCause(h *Hart, rem uint64) int {
 			return ExitNotHot
 		case uint64(len(e.b.ops)) > rem:
 			return ExitBudget
+		case full:
+			return ExitCoverageRoom
 		}
-		return ExitCoverageRoom
+		return ExitInterrupt
 	}
 	return ExitJumpCache
 }
