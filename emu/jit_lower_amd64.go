@@ -143,8 +143,10 @@ func jitOp(o *op) bool {
 		switch o.csr {
 		case isa.CSRSstatus:
 			return true
-		case isa.CSRTime, isa.CSRMhartid, isa.CSRMstatus:
+		case isa.CSRTime, isa.CSRMhartid:
 			return o.rm == 0 && o.kind != isa.CSRRW && o.kind != isa.CSRRWI
+		case isa.CSRMstatus:
+			return true
 		case isa.CSRSie, isa.CSRMie, isa.CSRMip:
 			return true
 		}
@@ -896,8 +898,14 @@ func (l *lowering) op(o *op, i int) bool {
 			l.sstatus(o, i)
 		case isa.CSRTime:
 			l.time(o, i)
-		case isa.CSRMhartid, isa.CSRMstatus:
+		case isa.CSRMhartid:
 			l.machineRead(o, i)
+		case isa.CSRMstatus:
+			if o.rm == 0 && o.kind != isa.CSRRW && o.kind != isa.CSRRWI {
+				l.machineRead(o, i)
+			} else {
+				l.mstatusWrite(o, i)
+			}
 		case isa.CSRSie, isa.CSRMie, isa.CSRMip:
 			l.interruptCSR(o, i)
 		default:
@@ -1277,6 +1285,56 @@ func (l *lowering) machineRead(o *op, k int) {
 		l.orSD()
 	}
 	l.setX(o.rd, rax)
+}
+
+// mstatusWrite lowers a write of mstatus in M-mode as csrOp and
+// setMstatus make it: OpenSBI writes back the mstatus it saved before
+// every mret. The old value (readMstatus) goes to rd, the new one's
+// writable bits to mstatus. Below M, or when the write would change MPRV,
+// MPP, SUM or MXR (which choose or flush the TLB sets: updateMode,
+// flushTLB), it leaves to the interpreter before the op, having written
+// nothing; a write of the reserved MPP value 2, which setMstatus ignores,
+// is such a change (MPP is never 2).
+// Only a write that sets MIE or SIE can make an interrupt takeable
+// (Hart.interruptible was false when translated code ran it): after one,
+// if any interrupt is pending and enabled in mie, the code leaves at the
+// boundary after the op, its block's last.
+func (l *lowering) mstatusWrite(o *op, k int) {
+	a := &l.a
+	leave := l.missExit(k)
+	a.CmpMI8(at(rH, offPriv), PrivM)
+	a.Jcc(ccNE, leave)
+	l.csrSource(o) // rcx
+	a.Load64(rax, at(rH, offMstatus))
+	a.MovImm(rdx, int64(mstatusXLFixed))
+	a.ALURR(aluOr, rax, rdx)
+	l.orSD() // the old value, as readMstatus makes it
+	l.csrNew(o)
+	a.MovImm(rcx, int64(mstatusWritable))
+	a.ALURR(aluAnd, rdx, rcx) // the new value's writable bits
+	a.Load64(rcx, at(rH, offMstatus))
+	a.ALURI(aluAnd, rcx, ^int32(mstatusWritable))
+	a.ALURR(aluOr, rcx, rdx) // the new mstatus
+	a.MovRR(rdx, rcx)
+	a.ALURM(aluXor, rdx, at(rH, offMstatus)) // the bits that change
+	a.TestRI(rdx, mstatusMPRV|mstatusMPP|mstatusSUM|mstatusMXR)
+	a.Jcc(ccNE, leave)
+	a.Store64(at(rH, offMstatus), rcx)
+	l.setX(o.rd, rax)
+	wake, done := newLabel(), newLabel()
+	a.ALURR(aluAnd, rdx, rcx) // the bits that were set
+	a.TestRI(rdx, mstatusMIE|mstatusSIE)
+	a.Jcc(ccE, done)
+	a.Load64(rdx, at(rH, offMip))
+	a.ALURM(aluAnd, rdx, at(rH, offMie))
+	a.Jcc(ccNE, wake)
+	a.Bind(done)
+	next := int64(o.off) + int64(o.len)
+	l.cold = append(l.cold, func() {
+		a.Bind(wake)
+		a.ALURI(aluAdd, rPC, int32(next))
+		a.Jmp(l.exitB)
+	})
 }
 
 // csrSource puts a CSR write's source in rcx: rs1, or the immediate.
