@@ -95,6 +95,10 @@ type JITStats struct {
 	// Lookups counts block lookups after a jump-cache miss; Stale those
 	// of them whose entry had the pc but another context.
 	Lookups, Stale uint64
+	// Exits counts, per cause (ExitCauseName), the returns of translated
+	// code to the run loop, and the blocks the run loop ran in the
+	// interpreter under the JIT engine.
+	Exits [NumExitCauses]uint64
 }
 
 // JITStats returns the machine's JIT statistics (Entries and Insns are zero

@@ -24,7 +24,7 @@ import (
 // translate, a system instruction): the interpreter then runs the rest of
 // that block from op k, exactly as if it had run it all. Translated code
 // writes only the integer and FP registers, mstatus (FS dirty, sstatus
-// writes), the plain CSRs (plainCSRs), the LR/SC reservation, the hart's
+// writes, M-mode writes that keep the TLB sets), the plain CSRs (plainCSRs), mie, mip and seipSW (interruptCSR), the LR/SC reservation, the hart's
 // load and store TLB pointers (it switches TLB sets when SUM changes), the
 // coverage map and covPrev, the edge slots it saw become non-zero
 // (hartCaches.touched), its own scratch in jitState, and RAM pages its

@@ -353,13 +353,16 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 		done -= n
 		h.trapped = false
 		m.account(h, int(done))
+		mmio := m.eng.mmio
 		m.account(h, h.exec(b2, h.pc, int(j.k), int(n)))
+		m.eng.stats.Exits[midExitCause(&b2.ops[j.k], m.eng.mmio != mmio)]++
 		h.trapped = false
 		m.eng.stats.Insns += done + j.k
 	} else {
 		h.trapped = false
 		m.account(h, int(done))
 		m.eng.stats.Insns += done
+		m.eng.stats.Exits[m.boundaryCause(h, j.rem, j.cov != nil && j.nTouched >= jitTouched)]++
 	}
 	h.pos = 0
 	if h.csr.mip&h.csr.mie != 0 {
@@ -394,4 +397,26 @@ func fflagsOfMXCSR(m uint32) uint64 {
 		f |= 0x01
 	}
 	return f
+}
+
+// boundaryCause classifies a boundary exit before the block at h.pc with
+// rem slots left in the budget, from the jump cache as translated code saw
+// it; full says the room for first touches of edge slots is full.
+func (m *Machine) boundaryCause(h *Hart, rem uint64, full bool) int {
+	set := jcSet(h.pc)
+	for _, e := range h.c.jc[set : set+2] {
+		if e.pc != h.pc || e.ctx != h.jctx.ctx {
+			continue
+		}
+		switch {
+		case e.jit == 0:
+			return ExitNotHot
+		case uint64(len(e.b.ops)) > rem:
+			return ExitBudget
+		case full:
+			return ExitCoverageRoom
+		}
+		return ExitInterrupt
+	}
+	return ExitJumpCache
 }

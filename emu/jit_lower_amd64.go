@@ -35,6 +35,9 @@ const (
 	offPriv       = int32(unsafe.Offsetof(Hart{}.priv))
 	offMip        = offCSR + int32(unsafe.Offsetof(csrFile{}.mip))
 	offMie        = offCSR + int32(unsafe.Offsetof(csrFile{}.mie))
+	offMideleg    = offCSR + int32(unsafe.Offsetof(csrFile{}.mideleg))
+	offSeipSW     = offCSR + int32(unsafe.Offsetof(csrFile{}.seipSW))
+	offSeipLine   = offCSR + int32(unsafe.Offsetof(csrFile{}.seipLine))
 	offMcounteren = offCSR + int32(unsafe.Offsetof(csrFile{}.mcounteren))
 	offScounteren = offCSR + int32(unsafe.Offsetof(csrFile{}.scounteren))
 	offJTimeEnd   = offJ + int32(unsafe.Offsetof(jitState{}.timeEnd))
@@ -140,8 +143,12 @@ func jitOp(o *op) bool {
 		switch o.csr {
 		case isa.CSRSstatus:
 			return true
-		case isa.CSRTime, isa.CSRMhartid, isa.CSRMstatus:
+		case isa.CSRTime, isa.CSRMhartid:
 			return o.rm == 0 && o.kind != isa.CSRRW && o.kind != isa.CSRRWI
+		case isa.CSRMstatus:
+			return true
+		case isa.CSRSie, isa.CSRMie, isa.CSRMip:
+			return true
 		}
 		return plain
 	}
@@ -891,8 +898,16 @@ func (l *lowering) op(o *op, i int) bool {
 			l.sstatus(o, i)
 		case isa.CSRTime:
 			l.time(o, i)
-		case isa.CSRMhartid, isa.CSRMstatus:
+		case isa.CSRMhartid:
 			l.machineRead(o, i)
+		case isa.CSRMstatus:
+			if o.rm == 0 && o.kind != isa.CSRRW && o.kind != isa.CSRRWI {
+				l.machineRead(o, i)
+			} else {
+				l.mstatusWrite(o, i)
+			}
+		case isa.CSRSie, isa.CSRMie, isa.CSRMip:
+			l.interruptCSR(o, i)
 		default:
 			l.plainCSR(o, i)
 		}
@@ -1272,6 +1287,56 @@ func (l *lowering) machineRead(o *op, k int) {
 	l.setX(o.rd, rax)
 }
 
+// mstatusWrite lowers a write of mstatus in M-mode as csrOp and
+// setMstatus make it: OpenSBI writes back the mstatus it saved before
+// every mret. The old value (readMstatus) goes to rd, the new one's
+// writable bits to mstatus. Below M, or when the write would change MPRV,
+// MPP, SUM or MXR (which choose or flush the TLB sets: updateMode,
+// flushTLB), it leaves to the interpreter before the op, having written
+// nothing; a write of the reserved MPP value 2, which setMstatus ignores,
+// is such a change (MPP is never 2).
+// Only a write that sets MIE or SIE can make an interrupt takeable
+// (Hart.interruptible was false when translated code ran it): after one,
+// if any interrupt is pending and enabled in mie, the code leaves at the
+// boundary after the op, its block's last.
+func (l *lowering) mstatusWrite(o *op, k int) {
+	a := &l.a
+	leave := l.missExit(k)
+	a.CmpMI8(at(rH, offPriv), PrivM)
+	a.Jcc(ccNE, leave)
+	l.csrSource(o) // rcx
+	a.Load64(rax, at(rH, offMstatus))
+	a.MovImm(rdx, int64(mstatusXLFixed))
+	a.ALURR(aluOr, rax, rdx)
+	l.orSD() // the old value, as readMstatus makes it
+	l.csrNew(o)
+	a.MovImm(rcx, int64(mstatusWritable))
+	a.ALURR(aluAnd, rdx, rcx) // the new value's writable bits
+	a.Load64(rcx, at(rH, offMstatus))
+	a.ALURI(aluAnd, rcx, ^int32(mstatusWritable))
+	a.ALURR(aluOr, rcx, rdx) // the new mstatus
+	a.MovRR(rdx, rcx)
+	a.ALURM(aluXor, rdx, at(rH, offMstatus)) // the bits that change
+	a.TestRI(rdx, mstatusMPRV|mstatusMPP|mstatusSUM|mstatusMXR)
+	a.Jcc(ccNE, leave)
+	a.Store64(at(rH, offMstatus), rcx)
+	l.setX(o.rd, rax)
+	wake, done := newLabel(), newLabel()
+	a.ALURR(aluAnd, rdx, rcx) // the bits that were set
+	a.TestRI(rdx, mstatusMIE|mstatusSIE)
+	a.Jcc(ccE, done)
+	a.Load64(rdx, at(rH, offMip))
+	a.ALURM(aluAnd, rdx, at(rH, offMie))
+	a.Jcc(ccNE, wake)
+	a.Bind(done)
+	next := int64(o.off) + int64(o.len)
+	l.cold = append(l.cold, func() {
+		a.Bind(wake)
+		a.ALURI(aluAdd, rPC, int32(next))
+		a.Jmp(l.exitB)
+	})
+}
+
 // csrSource puts a CSR write's source in rcx: rs1, or the immediate.
 func (l *lowering) csrSource(o *op) {
 	if o.kind == isa.CSRRW || o.kind == isa.CSRRS || o.kind == isa.CSRRC {
@@ -1324,6 +1389,88 @@ func (l *lowering) plainCSR(o *op, k int) {
 		a.Store64(at(rH, off), rdx)
 	}
 	l.setX(o.rd, rax)
+}
+
+// interruptCSR lowers the accesses to sie, mie and mip as csrOp and
+// writeCSR make them: Linux sets and clears sie.STIE whenever it programs
+// the timer, and OpenSBI moves a timer interrupt from M to S with mie and
+// mip. Below the CSR's privilege it leaves to the interpreter before the
+// op, which raises the trap. The old value goes to rd (sie: mie & mideleg;
+// mip: mip as pendingMIP reads it) and, if the op writes, the new one
+// (from the old, for mip with SEIP as software wrote it) to the fields:
+// sie the delegated bits of mie, mie its six interrupt bits, mip SSIP and
+// STIP, seipSW, and SEIP again as updateSEIP makes it. Translated code
+// runs only while no interrupt can be taken (Hart.interruptible), and
+// only a write here can change that: after one, if any interrupt is
+// pending and enabled in mie, the code leaves at the boundary after the op
+// (its block's last: CSR ops end blocks), where the run loop checks for
+// interrupts as it would after the op's block in the interpreter.
+func (l *lowering) interruptCSR(o *op, k int) {
+	a := &l.a
+	leave := l.missExit(k)
+	a.CmpMI8(at(rH, offPriv), uint8(o.csr>>8&3))
+	a.Jcc(ccB, leave)
+	write := o.rm != 0 // as exec passes it to csrOp
+	if write {
+		l.csrSource(o) // rcx, before rd is written (rd may be rs1)
+	}
+	switch o.csr {
+	case isa.CSRSie:
+		a.Load64(rax, at(rH, offMie))
+		a.ALURM(aluAnd, rax, at(rH, offMideleg))
+	case isa.CSRMie:
+		a.Load64(rax, at(rH, offMie))
+	case isa.CSRMip:
+		a.Load64(rax, at(rH, offMip))
+	}
+	l.setX(o.rd, rax)
+	if !write {
+		return
+	}
+	if o.csr == isa.CSRMip {
+		// The base of a set or clear: SEIP as software wrote it.
+		a.ALURI(aluAnd, rax, ^int32(MipSEIP))
+		a.LoadU8(rdx, at(rH, offSeipSW))
+		a.ShiftRI(shiftShl, rdx, IntSEI)
+		a.ALURR(aluOr, rax, rdx)
+	}
+	l.csrNew(o) // rdx
+	switch o.csr {
+	case isa.CSRSie:
+		a.Load64(rcx, at(rH, offMideleg))
+		a.ALURR(aluAnd, rdx, rcx)
+		a.ALURI(aluXor, rcx, -1)
+		a.ALURM(aluAnd, rcx, at(rH, offMie))
+		a.ALURR(aluOr, rcx, rdx)
+		a.Store64(at(rH, offMie), rcx)
+	case isa.CSRMie:
+		a.ALURI(aluAnd, rdx, MipSSIP|MipMSIP|MipSTIP|MipMTIP|MipSEIP|MipMEIP)
+		a.Store64(at(rH, offMie), rdx)
+	case isa.CSRMip:
+		a.MovRR(rcx, rdx)
+		a.ShiftRI(shiftShr, rcx, IntSEI)
+		a.ALURI(aluAnd, rcx, 1)
+		a.Store8(at(rH, offSeipSW), rcx) // seipSW
+		a.ALURI(aluAnd, rdx, MipSSIP|MipSTIP)
+		a.Load64(rax, at(rH, offMip))
+		a.ALURI(aluAnd, rax, ^int32(MipSSIP|MipSTIP|MipSEIP))
+		a.ALURR(aluOr, rax, rdx)
+		a.LoadU8(rdx, at(rH, offSeipLine))
+		a.ALURR(aluOr, rcx, rdx)
+		a.ShiftRI(shiftShl, rcx, IntSEI)
+		a.ALURR(aluOr, rax, rcx) // SEIP: seipSW or seipLine
+		a.Store64(at(rH, offMip), rax)
+	}
+	wake := newLabel()
+	a.Load64(rdx, at(rH, offMip))
+	a.ALURM(aluAnd, rdx, at(rH, offMie))
+	a.Jcc(ccNE, wake)
+	next := int64(o.off) + int64(o.len)
+	l.cold = append(l.cold, func() {
+		a.Bind(wake)
+		a.ALURI(aluAdd, rPC, int32(next))
+		a.Jmp(l.exitB)
+	})
 }
 
 // time lowers a read of the time CSR (the vDSO's clock, the kernel's

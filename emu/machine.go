@@ -117,6 +117,7 @@ type engineState struct {
 	cur   Engine   // the engine running; EngineInterp under rvwmo
 	asked Engine   // the engine SetEngine chose
 	stats JITStats // what the JIT did
+	mmio  uint64   // device accesses by harts (host bookkeeping: tells exit causes apart)
 	eager bool     // translate blocks on their second run (TranslateEagerly)
 }
 
@@ -329,6 +330,7 @@ func (m *Machine) findDev(pa uint64) *mapping {
 }
 
 func (m *Machine) mmioRead(pa uint64, size int) (uint64, bool) {
+	m.eng.mmio++
 	d := m.findDev(pa)
 	if d == nil || pa-d.base+uint64(size) > d.size {
 		return 0, false
@@ -337,6 +339,7 @@ func (m *Machine) mmioRead(pa uint64, size int) (uint64, bool) {
 }
 
 func (m *Machine) mmioWrite(pa uint64, size int, v uint64) bool {
+	m.eng.mmio++
 	d := m.findDev(pa)
 	if d == nil || pa-d.base+uint64(size) > d.size {
 		return false
@@ -741,6 +744,14 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			}
 			if e.b == b {
 				e.jit = b.jit.Load() // translated code chains to it from now on
+			}
+			switch {
+			case goEntry == 0:
+				m.eng.stats.Exits[InterpNotHot]++
+			case uint64(len(b.ops)) > budget:
+				m.eng.stats.Exits[InterpBudget]++
+			case h.interruptible():
+				m.eng.stats.Exits[InterpInterrupt]++
 			}
 			if goEntry != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
 				// Host code: it runs this block and the ones it chains to,

@@ -253,14 +253,20 @@ func checkRanges(rs [][2]uint64) error {
 // perm draws a random permutation of 0..n-1 (Fisher-Yates).
 func (s *sched) perm(n int) []int {
 	p := make([]int, n)
+	s.permInto(p)
+	return p
+}
+
+// permInto draws a random permutation of 0..len(p)-1 into p, with the
+// draws of perm: planRound's every round, without an allocation.
+func (s *sched) permInto(p []int) {
 	for i := range p {
 		p[i] = i
 	}
-	for i := n - 1; i > 0; i-- {
+	for i := len(p) - 1; i > 0; i-- {
 		j := int(s.rng.Uint64() % uint64(i+1))
 		p[i], p[j] = p[j], p[i]
 	}
-	return p
 }
 
 // planRound decides the next round: its quantum, order and stalls.
@@ -282,7 +288,7 @@ func (m *Machine) planRound() uint64 {
 	q := s.cfg.drawQuantum(s.rng)
 	switch s.cfg.Mode {
 	case SchedRandom:
-		copy(s.order, s.perm(n))
+		s.permInto(s.order)
 	case SchedPCT:
 		for len(s.changes) > 0 && s.changes[0] <= m.icount {
 			// The hart that ran first (the highest priority) drops.

@@ -14,6 +14,9 @@ func addJIT(a *emu.JITStats, b emu.JITStats) {
 	a.Switches += b.Switches
 	a.Lookups += b.Lookups
 	a.Stale += b.Stale
+	for i := range a.Exits {
+		a.Exits[i] += b.Exits[i]
+	}
 }
 
 // JITStats returns what the JIT did for the universe: summed over every

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -50,7 +52,31 @@ func engineStats(e emu.Engine, s emu.JITStats) string {
 	}
 	c := emu.JITCache()
 	return fmt.Sprintf("engine jit: %d instructions run as host code, in %d entries; shared cache %d translations of %d guest bytes, %d host bytes (limit %d)",
-		s.Insns, s.Entries, c.Translations, c.GuestBytes, c.HostBytes, c.Limit) + caches
+		s.Insns, s.Entries, c.Translations, c.GuestBytes, c.HostBytes, c.Limit) + caches + exitCauses(s)
+}
+
+// exitCauses lists the JIT's exits to the run loop by cause, most
+// frequent first (host bookkeeping, for --stats and explore's summary).
+func exitCauses(s emu.JITStats) string {
+	idx := make([]int, 0, emu.NumExitCauses)
+	for i, n := range s.Exits {
+		if n != 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return ""
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s.Exits[idx[a]] > s.Exits[idx[b]] })
+	var b strings.Builder
+	b.WriteString("; exits by cause:")
+	for i, c := range idx {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s %d", emu.ExitCauseName(c), s.Exits[c])
+	}
+	return b.String()
 }
 
 // engineNote names the engine for a summary line without per-machine
