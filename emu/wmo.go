@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"everett/hw"
 	"everett/isa"
@@ -103,6 +104,10 @@ type wmoStore struct {
 	// the hart's own loads read it at once (a store performed late but
 	// forwarded early: the rfi shapes).
 	wait uint64
+	// dep: the deferred loads its address or data depends on though
+	// its value is known (hartWMO.taint; a subset of wait): a load that
+	// reads this store from the buffer is performed after them (rule 12).
+	dep uint64
 }
 
 // wmoLoad is one deferred load.
@@ -112,6 +117,9 @@ type wmoLoad struct {
 	size uint8
 	kind isa.Op // LB..LWU: width and extension
 	rd   uint8  // 1..31
+	// after: older deferred loads its address depends on though it is
+	// known (hartWMO.taint): they resolve before it (rule 9).
+	after uint64
 }
 
 // hartWMO is a hart's pending accesses under rvwmo.
@@ -130,7 +138,18 @@ type hartWMO struct {
 	ctrl uint64
 	gen  uint32
 	seq  uint64 // stores buffered so far
-	r    wmoRates
+	// taint[r]: deferred loads that x[r] depends on although its value
+	// is known, because every instruction between computed it without
+	// their values (xor or sub of a register with itself, then integer
+	// ops on the result: the suite's false address and data
+	// dependencies). A load, store, branch or jump reading x[r] is
+	// ordered after them as its dependency asks (rules 9 to 13) without
+	// resolving them now, so later independent accesses may pass them.
+	// Bit r of tainted is set exactly when taint[r] is not 0; every mask
+	// holds only pending registers (a load resolving leaves them all).
+	taint   [32]uint64
+	tainted uint64
+	r       wmoRates
 }
 
 // machineWMO is the model's machine-wide state: its stream.
@@ -280,12 +299,8 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		if w.nl > 0 && mw.chance(w.r.resolvePct) {
 			h.wmoResolve(mw.pick(w.r.resolveBias, w.nl))
 		}
-		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
-			if isBranch(o.kind) && o.imm == int64(o.len) {
-				w.ctrl |= p // both targets are the next instruction
-			} else {
-				h.wmoResolveRegs(p)
-			}
+		if named := regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3); (w.pend|w.tainted)&named != 0 {
+			h.wmoNamed(o, named)
 		}
 		r := wmoDone
 		switch o.kind {
@@ -326,17 +341,19 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		case isa.FENCE:
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
-			// Every deferred load resolves: the RVWMO chapter's rules
+			// The deferred loads a control dependency orders before
+			// later stores (ctrl) resolve: the RVWMO chapter's rules
 			// give fence.i no data ordering, but the public suite's
 			// generator counts a control dependency and a fence.i as
 			// ordering the load before what follows (its SAFE
 			// ctrlfencei tests), and the model results that would
 			// settle it are not in our copy: stronger than the chapter,
-			// never weaker than the suite (RATIONALE). Buffered stores
+			// never weaker than the suite (RATIONALE). Other loads stay
+			// pending (since 2026-12-04, evening). Buffered stores
 			// stay unless one is to a page with decoded code, whose
 			// blocks the hart's fetch might still find (then all drain,
 			// in order; wmoFetch covers pages decoded later).
-			h.wmoResolveAll()
+			h.wmoResolveRegs(w.ctrl)
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
@@ -416,6 +433,93 @@ func (h *Hart) wmoAtomicMayPass(o *op) bool {
 		}
 	}
 	return true
+}
+
+// wmoNamed is execWMO's step for an op o that names (in named) a register
+// a deferred load is pending into or one that is tainted. A pending
+// register the op reads or writes resolves its load, except where the
+// op needs no value: a branch whose two targets are the same
+// instruction (a control dependency: later stores wait, ctrl), and xor
+// or sub of a register with itself (the result is 0 whatever the load
+// reads; it is tainted). A tainted register read by an integer op
+// taints its result; by a branch or jump, it holds back later stores
+// (rule 11); by a load or store, wmoLoadOp and wmoStoreOp order the
+// access after the loads it depends on. Any other op (AMOs, Zalasr,
+// CSRs, floating point, system) resolves the loads of every register
+// it names, pending or tainted.
+func (h *Hart) wmoNamed(o *op, named uint64) {
+	w := h.w
+	rd := regBit(o.rd)
+	k := o.kind
+	var src uint64
+	switch {
+	case k >= isa.ADDI && k <= isa.SRAI, k >= isa.ADDIW && k <= isa.SRAIW, k == isa.JALR:
+		src = regBit(o.rs1)
+	case k >= isa.ADD && k <= isa.AND, k >= isa.ADDW && k <= isa.SRAW, k >= isa.MUL && k <= isa.REMUW,
+		k >= isa.BEQ && k <= isa.BGEU:
+		src = regBit(o.rs1) | regBit(o.rs2)
+	case k == isa.LUI || k == isa.AUIPC || k == isa.JAL:
+	case k >= isa.LB && k <= isa.LWU:
+		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | rd)) // the address taint: wmoLoadOp
+		return
+	case k >= isa.SB && k <= isa.SD:
+		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | regBit(o.rs2))) // taints: wmoStoreOp
+		return
+	default:
+		h.wmoResolveRegs(w.pend&named | w.taintOf(named))
+		return
+	}
+	if isBranch(k) {
+		if p := w.pend & src; p != 0 {
+			if o.imm == int64(o.len) {
+				w.ctrl |= p // both targets are the next instruction
+			} else {
+				h.wmoResolveRegs(p)
+			}
+		}
+		w.ctrl |= w.taintOf(src) // the direction is known: a control dependency
+		return
+	}
+	if w.pend&rd != 0 {
+		h.wmoResolveRegs(rd) // the load would overwrite the result
+	}
+	var t uint64
+	if p := w.pend & src; p != 0 {
+		if (k == isa.XOR || k == isa.SUB || k == isa.SUBW) && o.rs1 == o.rs2 {
+			t = p // 0 whatever the load reads
+		} else {
+			h.wmoResolveRegs(p)
+		}
+	}
+	t |= w.taintOf(src)
+	if k == isa.JAL || k == isa.JALR {
+		w.ctrl |= t // a jump through a known register: a control dependency
+		t = 0       // the link register holds the pc
+	}
+	w.setTaint(o.rd, t)
+}
+
+// taintOf returns the deferred loads the known values of the registers
+// of mask depend on.
+func (w *hartWMO) taintOf(mask uint64) uint64 {
+	var t uint64
+	for m := mask & w.tainted; m != 0; m &= m - 1 {
+		t |= w.taint[bits.TrailingZeros64(m)]
+	}
+	return t
+}
+
+// setTaint sets the loads x[r] depends on (nothing for the sink).
+func (w *hartWMO) setTaint(r uint8, t uint64) {
+	if r >= 32 {
+		return
+	}
+	w.taint[r] = t
+	if t != 0 {
+		w.tainted |= regBit(r)
+	} else {
+		w.tainted &^= regBit(r)
+	}
 }
 
 // isBranch reports whether k is a conditional branch.
@@ -508,16 +612,48 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
-	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
+	after := w.taintOf(regBit(o.rs1)) // an address dependency on them (rule 9)
+	h.wmoResolveOverlap(pa, size)     // CoRR: loads of a byte in program order
+	h.wmoResolveForwarded(pa, size)
+	after &= w.pend
+	w.setTaint(o.rd, 0)
 	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
-		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd}
+		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after}
 		w.nl++
 		w.pend |= regBit(o.rd)
+		w.ctrl |= after // rule 13: later stores wait for what its address waits for
 		return wmoDone
+	}
+	if after != 0 {
+		h.wmoResolveRegs(after)
 	}
 	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size, w.seq))
 	return wmoDone
+}
+
+// wmoResolveForwarded resolves the deferred loads that the buffered
+// stores a load of [pa, pa+size) would read (the youngest one per byte)
+// depend on through their address or data (rule 12).
+func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
+	w := h.w
+	any := false
+	for k := 0; k < w.ns && !any; k++ {
+		any = w.st[k].dep != 0 && overlaps(w.st[k].pa, int(w.st[k].size), pa, size)
+	}
+	if !any {
+		return
+	}
+	var dep uint64
+	for a := pa; a < pa+uint64(size); a++ {
+		for k := w.ns - 1; k >= 0; k-- {
+			if s := &w.st[k]; s.pa <= a && a < s.pa+uint64(s.size) {
+				dep |= s.dep
+				break
+			}
+		}
+	}
+	h.wmoResolveRegs(dep)
 }
 
 // wmoStoreOp buffers a plain store of op i.
@@ -526,18 +662,24 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
-	h.wmoBuffer(pa, size, h.x[o.rs2], false)
+	// An address or data dependency on a tainted register: the store
+	// waits for the loads, and a load reading it too (rule 12); after an
+	// address dependency, so does every later store (rule 13).
+	w := h.w
+	dep := w.taintOf(regBit(o.rs1) | regBit(o.rs2))
+	w.ctrl |= w.taintOf(regBit(o.rs1))
+	h.wmoBuffer(pa, size, h.x[o.rs2], false, dep)
 	return wmoDone
 }
 
 // wmoBuffer puts a store in the buffer, waiting for the deferred loads
 // that control dependencies order before it.
-func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
+func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool, dep uint64) {
 	w := h.w
 	if w.ns == wmoStores {
 		h.wmoDrainOne(true)
 	}
-	wait := w.ctrl & w.pend
+	wait := w.ctrl&w.pend | dep
 	for k := 0; k < w.nl; k++ {
 		// CoRW: an earlier load of these bytes stays pending (it reads
 		// only older stores) and this store waits for it.
@@ -545,7 +687,7 @@ func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
 			wait |= regBit(l.rd)
 		}
 	}
-	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait, dep: dep}
 	w.ns++
 	w.seq++
 }
@@ -620,12 +762,15 @@ func (h *Hart) wmoResolveAll() {
 	}
 }
 
-// wmoResolveRegs resolves the deferred loads into the registers of mask.
+// wmoResolveRegs resolves the deferred loads into the registers of mask,
+// oldest first.
 func (h *Hart) wmoResolveRegs(mask uint64) {
 	w := h.w
 	for i := 0; i < w.nl; {
 		if mask&regBit(w.ld[i].rd) != 0 {
-			h.wmoResolve(i)
+			if h.wmoResolve(i) {
+				i = 0 // older loads resolved first: the indices moved
+			}
 			continue
 		}
 		i++
@@ -641,7 +786,9 @@ func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	w := h.w
 	for i := 0; i < w.nl; {
 		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && !h.wmoOverwritten(l, pa, size) {
-			h.wmoResolve(i)
+			if h.wmoResolve(i) {
+				i = 0
+			}
 			continue
 		}
 		i++
@@ -665,19 +812,38 @@ func (h *Hart) wmoOverwritten(l *wmoLoad, pa uint64, size int) bool {
 	return true
 }
 
-// wmoResolve performs deferred load i: it reads its own buffer and memory
-// now and writes the register.
-func (h *Hart) wmoResolve(i int) {
+// wmoResolve performs deferred load i: the older loads its address
+// depends on first (then it reports true: the indices moved), then it
+// reads its own buffer and memory and writes the register.
+func (h *Hart) wmoResolve(i int) bool {
 	w := h.w
+	moved := false
+	if a := w.ld[i].after; a != 0 {
+		rd := w.ld[i].rd
+		h.wmoResolveRegs(a)
+		for i = 0; w.ld[i].rd != rd; i++ {
+		}
+		moved = true
+	}
 	l := w.ld[i]
 	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size), l.seq))
-	w.pend &^= regBit(l.rd)
-	w.ctrl &^= regBit(l.rd)
+	bit := regBit(l.rd)
+	w.pend &^= bit
+	w.ctrl &^= bit
 	for k := 0; k < w.ns; k++ {
-		w.st[k].wait &^= regBit(l.rd)
+		w.st[k].wait &^= bit
+		w.st[k].dep &^= bit
 	}
 	copy(w.ld[i:w.nl], w.ld[i+1:w.nl])
 	w.nl--
+	for k := 0; k < w.nl; k++ {
+		w.ld[k].after &^= bit
+	}
+	for m := w.tainted; m != 0; m &= m - 1 {
+		r := uint8(bits.TrailingZeros64(m))
+		w.setTaint(r, w.taint[r]&^bit)
+	}
+	return moved
 }
 
 // wmoRead reads size bytes at pa (RAM, within a page) as this hart sees
@@ -821,6 +987,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U32(s.gen)
 			e.U64(s.seq)
 			e.U64(s.wait)
+			e.U64(s.dep)
 		}
 		e.U8(uint8(hs.nl))
 		for _, l := range hs.ld[:hs.nl] {
@@ -829,10 +996,15 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U8(l.size)
 			e.U8(uint8(l.kind))
 			e.U8(l.rd)
+			e.U64(l.after)
 		}
 		e.U64(hs.ctrl)
 		e.U32(hs.gen)
 		e.U64(hs.seq)
+		e.U64(hs.tainted)
+		for m := hs.tainted; m != 0; m &= m - 1 {
+			e.U64(hs.taint[bits.TrailingZeros64(m)])
+		}
 	}
 }
 
@@ -861,7 +1033,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64(), dep: d.U64()}
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
@@ -873,9 +1045,10 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.nl; k++ {
-			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
+			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64()}
+			// after names only older loads, so resolving never loops.
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
-				!isLoadKind(l.kind) {
+				!isLoadKind(l.kind) || l.after&^hs.pend != 0 {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
 			hs.ld[k] = l
@@ -884,8 +1057,19 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()
 		hs.seq = d.U64()
+		hs.tainted = d.U64()
+		if hs.tainted&^0xfffffffe != 0 || hs.tainted&hs.pend != 0 {
+			d.Fail("hart %d: rvwmo tainted registers %#x", i, hs.tainted)
+			break
+		}
+		for m := hs.tainted; m != 0; m &= m - 1 {
+			r := bits.TrailingZeros64(m)
+			if hs.taint[r] = d.U64(); hs.taint[r] == 0 || hs.taint[r]&^hs.pend != 0 {
+				d.Fail("hart %d: rvwmo taint of x%d", i, r)
+			}
+		}
 		for k := 0; k < hs.ns; k++ {
-			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
+			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].dep&^hs.st[k].wait != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
 		}

@@ -479,3 +479,112 @@ func TestAHartExecutesTheCodeItWroteUnderRVWMO(t *testing.T) {
 		}
 	}
 }
+
+// wmoTaintProgram: each hart loads the other's word and, through xor of
+// the value with itself (a false address dependency, as the litmus suite
+// writes them), stores its count to its own word and loads its own
+// release word; a false data dependency feeds a second store, which it
+// re-reads (forwarded at once), counting in s1 the re-reads that missed
+// it (never).
+var wmoTaintProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a6,a3,8", // own second word
+	"addi a0,a0,1", // 8000002c: loop
+	"lw a1,0(a4)",  // 80000030
+	"xor a5,a1,a1",
+	"add t5,a3,a5", // the address of the own word, tainted
+	"sw a0,0(t5)",
+	"lw a2,8(t5)", // 80000040
+	"ori t6,a5,7", // 7, tainted
+	"sw t6,0(a6)",
+	"lw s2,0(a6)",
+	"beq s2,t6,80000058", // 80000050
+	"addi s1,s1,1",
+	"j 8000002c", // 80000058
+}
+
+// Registers computed from a deferred load without its value (tainted),
+// stores whose address or data depends on them and loads whose address
+// does are state that a snapshot carries and the state hash covers; a run
+// continues exactly from a snapshot taken while they are live.
+func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoTaintProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	live := func(m *Machine) (taint, dep, after bool) {
+		for _, h := range m.harts {
+			taint = taint || h.w.tainted != 0
+			for _, s := range h.w.st[:h.w.ns] {
+				dep = dep || s.dep != 0
+			}
+			for _, l := range h.w.ld[:h.w.nl] {
+				after = after || l.after != 0
+			}
+		}
+		return
+	}
+	var sawTaint, sawDep, sawAfter bool
+	for seed := uint64(1); seed <= 40 && !(sawTaint && sawDep && sawAfter); seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			// First a snapshot with a store's dependency live, then one
+			// with a load's.
+			if tt, d, af := live(b); tt && (d && !sawDep || af && sawDep) {
+				sawTaint, sawDep, sawAfter = true, sawDep || d, sawAfter || af
+				break
+			}
+		}
+		if at == 20_000 {
+			continue // this seed defers too little
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			if hh.w.tainted != 0 {
+				hh.w.tainted, hh.w.taint = 0, [32]uint64{}
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover tainted registers", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if s1 := hh.X(9); s1 != 0 {
+				t.Errorf("seed %d hart %d: %d re-reads missed the own store", seed, hh.ID, s1)
+			}
+		}
+	}
+	if !sawTaint || !sawDep || !sawAfter {
+		t.Fatalf("in 40 seeds: a tainted register %v, a store with a dependency %v, a load with one %v", sawTaint, sawDep, sawAfter)
+	}
+}

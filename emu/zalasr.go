@@ -127,6 +127,6 @@ func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
 		return r
 	}
 	h.wmoResolveAll()
-	h.wmoBuffer(pa, size, h.x[o.rs2], true)
+	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
 	return wmoDone
 }
