@@ -166,6 +166,9 @@ type wmoRates struct {
 	// instruction that one buffered store drains and that one deferred
 	// load resolves.
 	deferPct, drainPct, resolvePct uint64
+	// fenceWaitPct: the chance that a hart with accesses pending ends its
+	// turn at a fence instead of performing them (execWMO).
+	fenceWaitPct uint64
 	// Biases (wmoAny, wmoOldest or wmoYoungest): which of the stores
 	// that may drain drains, and which deferred load a drawn step
 	// resolves. Runs that pick the youngest keep the oldest access
@@ -197,9 +200,10 @@ func (w *machineWMO) pick(bias uint64, n int) int {
 // Rates a seed may draw: varied so that some runs keep accesses pending for
 // long and others let them go almost at once.
 var (
-	wmoDeferPcts   = [...]uint64{0, 30, 60, 90, 100}
-	wmoDrainPcts   = [...]uint64{1, 3, 10, 30, 60, 90}
-	wmoResolvePcts = [...]uint64{0, 3, 10, 30, 60, 90}
+	wmoDeferPcts     = [...]uint64{0, 30, 60, 90, 100}
+	wmoDrainPcts     = [...]uint64{1, 3, 10, 30, 60, 90}
+	wmoResolvePcts   = [...]uint64{0, 3, 10, 30, 60, 90}
+	wmoFenceWaitPcts = [...]uint64{0, 0, 50, 90}
 )
 
 // wmoSalt separates the model's stream from the others drawn from a seed.
@@ -227,6 +231,7 @@ func (w *machineWMO) drawRates() wmoRates {
 	r.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
 	r.drainBias = w.rng.Uint64() % wmoBiases
 	r.resolveBias = w.rng.Uint64() % wmoBiases
+	r.fenceWaitPct = wmoFenceWaitPcts[w.rng.Uint64()%uint64(len(wmoFenceWaitPcts))]
 	return r
 }
 
@@ -339,6 +344,18 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// after it.
 			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
+			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && mw.chance(w.r.fenceWaitPct) {
+				// The hart waits at the fence: its turn ends before it,
+				// with everything still pending, and drawn steps go on
+				// each time it comes back (a scheduling choice, so any
+				// draw is sound). Other harts run meanwhile, which the
+				// shapes with three threads need: a load or store kept
+				// pending while the others run to their ends.
+				h.pc = vpc + uint64(o.off)
+				h.pos = i
+				h.yield = true
+				return i
+			}
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
 			// The deferred loads a control dependency orders before
@@ -978,6 +995,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 		e.U64(hs.r.resolvePct)
 		e.U64(hs.r.drainBias)
 		e.U64(hs.r.resolveBias)
+		e.U64(hs.r.fenceWaitPct)
 		e.U8(uint8(hs.ns))
 		for _, s := range hs.st[:hs.ns] {
 			e.U64(s.pa)
@@ -1023,7 +1041,9 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		r := &hs.r
 		r.deferPct, r.drainPct, r.resolvePct = d.U64(), d.U64(), d.U64()
 		r.drainBias, r.resolveBias = d.U64(), d.U64()
-		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases {
+		r.fenceWaitPct = d.U64()
+		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases ||
+			r.fenceWaitPct >= 100 {
 			d.Fail("hart %d: rvwmo rates %d %d %d, biases %d %d", i, r.deferPct, r.drainPct, r.resolvePct, r.drainBias, r.resolveBias)
 			break
 		}
