@@ -115,8 +115,15 @@ type wmoLoad struct {
 	pa   uint64
 	seq  uint64 // the hart's count of buffered stores when it issued: it reads only older ones
 	size uint8
-	kind isa.Op // LB..LWU: width and extension
+	kind isa.Op // LB..LWU (an LR: LW or LD): width and extension
 	rd   uint8  // 1..31
+	// An LR (lr) performed late: its reservation is taken when it
+	// resolves. Paired with the SC after it (sc), the two are performed
+	// together when it resolves, the SC succeeding: rd2 (or the sink)
+	// gets 0 and the SC stores v, or the value the LR reads if fromLR.
+	lr, sc, fromLR bool
+	rd2            uint8
+	v              uint64
 	// after: older deferred loads its address depends on though it is
 	// known (hartWMO.taint): they resolve before it (rule 9).
 	after uint64
@@ -149,6 +156,7 @@ type hartWMO struct {
 	// holds only pending registers (a load resolving leaves them all).
 	taint   [32]uint64
 	tainted uint64
+	lr      uint64 // registers of deferred LRs not paired with an SC yet
 	r       wmoRates
 }
 
@@ -332,8 +340,23 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			}
 		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
 			r = h.wmoStoreRelease(vpc, o, i) // zalasr.go
-		case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
-			isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		case isa.LR_W, isa.LR_D:
+			if h.wmoDeferLR(vpc, o, i) {
+				continue
+			}
+			if w.lr != 0 || !h.wmoAtomicMayPass(o) {
+				h.wmoSettle() // a deferred LR takes its reservation first
+			}
+			return h.exec(b, vpc, i, i+1)
+		case isa.SC_W, isa.SC_D:
+			if h.wmoPairSC(o) {
+				continue
+			}
+			if w.lr != 0 || !h.wmoAtomicMayPass(o) {
+				h.wmoSettle() // its data may be a deferred LR's register
+			}
+			return h.exec(b, vpc, i, i+1)
+		case isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
 			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
 			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
 			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
@@ -344,6 +367,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// after it.
 			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
+			if w.nl > 0 {
+				h.wmoResolveLRs() // a deferred SC's store is ordered as a store
+			}
 			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && mw.chance(w.r.fenceWaitPct) {
 				// The hart waits at the fence: its turn ends before it,
 				// with everything still pending, and drawn steps go on
@@ -483,7 +509,11 @@ func (h *Hart) wmoNamed(o *op, named uint64) {
 		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | regBit(o.rs2))) // taints: wmoStoreOp
 		return
 	default:
-		h.wmoResolveRegs(w.pend&named | w.taintOf(named))
+		p := w.pend&named | w.taintOf(named)
+		if k == isa.SC_W || k == isa.SC_D {
+			p &^= w.lr // it may pair with the LR (wmoPairSC)
+		}
+		h.wmoResolveRegs(p)
 		return
 	}
 	if isBranch(k) {
@@ -649,6 +679,117 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	return wmoDone
 }
 
+// regs are the registers deferred load l writes when it resolves.
+func (l *wmoLoad) regs() uint64 {
+	if l.sc {
+		return regBit(l.rd) | regBit(l.rd2)
+	}
+	return regBit(l.rd)
+}
+
+// wmoResolveLRs resolves every deferred LR (and its SC).
+func (h *Hart) wmoResolveLRs() {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if w.ld[i].lr {
+			if h.wmoResolve(i) {
+				i = 0
+			}
+			continue
+		}
+		i++
+	}
+}
+
+// wmoDeferLR defers an LR without aq or rl like a load (its register
+// pending, read when it resolves), where an AMO could leave the earlier
+// accesses pending (wmoAtomicMayPass): its reservation is taken when it
+// resolves, and an SC that pairs with it before then (wmoPairSC) is
+// performed with it, so that later accesses to other bytes may pass
+// both, as RVWMO allows (no preserved-program-order rule orders an LR
+// or SC without aq or rl before them). Not when the explorer tracks
+// communication (it records accesses when they issue).
+func (h *Hart) wmoDeferLR(vpc uint64, o *op, i int) bool {
+	w, mw := h.w, h.m.wmo
+	if o.raw>>25&3 != 0 || o.rd == regSink || w.nl >= wmoLoads || h.syncAMO || h.m.comm.on || w.pend&regBit(o.rd) != 0 {
+		return false
+	}
+	size, kind := 4, isa.LW
+	if o.kind == isa.LR_D {
+		size, kind = 8, isa.LD
+	}
+	va := h.x[o.rs1]
+	if va&uint64(size-1) != 0 || !h.wmoAtomicMayPass(o) || !mw.chance(w.r.deferPct) {
+		return false
+	}
+	pa, ok := h.wmoTranslate(va, size, accLoad)
+	if !ok {
+		return false
+	}
+	w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: kind, rd: o.rd, lr: true}
+	w.nl++
+	w.pend |= regBit(o.rd)
+	w.lr |= regBit(o.rd)
+	w.setTaint(o.rd, 0)
+	h.resValid = false
+	return true
+}
+
+// wmoPairSC pairs an SC without aq or rl with the youngest deferred LR
+// when the two are to the same bytes and nothing the hart did since
+// orders the SC's store (another pending access to those bytes, a fence
+// w,w mark, a store-release, a control dependency): the SC's register
+// becomes pending too, and both are performed when the LR resolves. Its
+// data may be the LR's own register (the LR's value is stored).
+func (h *Hart) wmoPairSC(o *op) bool {
+	w := h.w
+	if w.lr == 0 || o.raw>>25&3 != 0 || h.syncAMO || h.m.comm.on || w.ctrl != 0 {
+		return false
+	}
+	k := w.nl - 1
+	for ; k >= 0 && !(w.ld[k].lr && !w.ld[k].sc); k-- {
+	}
+	if k < 0 {
+		return false
+	}
+	l := &w.ld[k]
+	size := 4
+	if o.kind == isa.SC_D {
+		size = 8
+	}
+	va := h.x[o.rs1]
+	if w.pend&regBit(o.rs1) != 0 || w.pend&regBit(o.rs2) != 0 && o.rs2 != l.rd ||
+		o.rd == l.rd || w.pend&regBit(o.rd) != 0 || va&uint64(size-1) != 0 || size != int(l.size) {
+		return false
+	}
+	pa, ok := h.wmoTranslate(va, size, accStore)
+	if !ok || pa != l.pa {
+		return false
+	}
+	for j := 0; j < w.ns; j++ {
+		if e := &w.st[j]; e.rel || e.gen != w.gen || overlaps(e.pa, int(e.size), pa, size) {
+			return false
+		}
+	}
+	for j := 0; j < w.nl; j++ {
+		if j != k && overlaps(w.ld[j].pa, int(w.ld[j].size), pa, size) {
+			return false
+		}
+	}
+	l.sc, l.rd2 = true, o.rd
+	if o.rs2 == l.rd {
+		l.fromLR = true
+	} else {
+		l.v = h.x[o.rs2]
+	}
+	w.lr &^= regBit(l.rd)
+	if o.rd != regSink {
+		w.pend |= regBit(o.rd)
+		w.setTaint(o.rd, 0)
+	}
+	return true
+}
+
 // wmoResolveForwarded resolves the deferred loads that the buffered
 // stores a load of [pa, pa+size) would read (the youngest one per byte)
 // depend on through their address or data (rule 12).
@@ -784,7 +925,7 @@ func (h *Hart) wmoResolveAll() {
 func (h *Hart) wmoResolveRegs(mask uint64) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if mask&regBit(w.ld[i].rd) != 0 {
+		if mask&w.ld[i].regs() != 0 {
 			if h.wmoResolve(i) {
 				i = 0 // older loads resolved first: the indices moved
 			}
@@ -802,7 +943,7 @@ func (h *Hart) wmoResolveRegs(mask uint64) {
 func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && !h.wmoOverwritten(l, pa, size) {
+		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && (l.lr || !h.wmoOverwritten(l, pa, size)) {
 			if h.wmoResolve(i) {
 				i = 0
 			}
@@ -843,8 +984,22 @@ func (h *Hart) wmoResolve(i int) bool {
 		moved = true
 	}
 	l := w.ld[i]
-	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size), l.seq))
-	bit := regBit(l.rd)
+	v := h.wmoRead(l.pa, int(l.size), l.seq)
+	h.x[l.rd] = extendLoad(l.kind, v)
+	bit := l.regs()
+	if l.lr {
+		// Performed now, in memory: an LR takes its reservation; an LR
+		// with its SC stores at once, and the SC succeeds.
+		h.resValid, h.resAddr = !l.sc, l.pa
+		if l.sc {
+			if l.fromLR {
+				l.v = v
+			}
+			h.m.wmoWrite(l.pa, int(l.size), l.v)
+			h.x[l.rd2] = 0
+		}
+		w.lr &^= bit
+	}
 	w.pend &^= bit
 	w.ctrl &^= bit
 	for k := 0; k < w.ns; k++ {
@@ -1015,6 +1170,11 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U8(uint8(l.kind))
 			e.U8(l.rd)
 			e.U64(l.after)
+			e.Bool(l.lr)
+			e.Bool(l.sc)
+			e.Bool(l.fromLR)
+			e.U8(l.rd2)
+			e.U64(l.v)
 		}
 		e.U64(hs.ctrl)
 		e.U32(hs.gen)
@@ -1065,14 +1225,25 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.nl; k++ {
-			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64()}
+			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64(),
+				lr: d.Bool(), sc: d.Bool(), fromLR: d.Bool(), rd2: d.U8(), v: d.U64()}
 			// after names only older loads, so resolving never loops.
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
-				!isLoadKind(l.kind) || l.after&^hs.pend != 0 {
+				!isLoadKind(l.kind) || l.after&^hs.pend != 0 ||
+				(l.sc || l.fromLR || l.rd2 != 0) && !l.lr || l.fromLR && !l.sc ||
+				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 || l.size != 4 && l.size != 8) ||
+				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) ||
+				!l.fromLR && l.v != 0 && !l.sc {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
 			hs.ld[k] = l
 			hs.pend |= regBit(l.rd)
+			if l.sc && l.rd2 != regSink {
+				hs.pend |= regBit(l.rd2)
+			}
+			if l.lr && !l.sc {
+				hs.lr |= regBit(l.rd)
+			}
 		}
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()

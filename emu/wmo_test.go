@@ -588,3 +588,97 @@ func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
 		t.Fatalf("in 40 seeds: a tainted register %v, a store with a dependency %v, a load with one %v", sawTaint, sawDep, sawAfter)
 	}
 }
+
+// wmoLRSCProgram: each hart counts in a0, runs an LR/SC pair on the other
+// hart's word that writes back what it read, then stores its count to its
+// own word, forever; s1 counts the SCs that failed.
+var wmoLRSCProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a0,a0,1", // 80000028: loop
+	"lr.w a1,(a4)",
+	"sc.w a2,a1,(a4)", // 80000030
+	"sw a0,0(a3)",
+	"beq a2,zero,80000040",
+	"addi s1,s1,1",
+	"j 80000028", // 80000040
+}
+
+// A deferred LR, alone or paired with its SC, is state that a snapshot
+// carries and the state hash covers; a run continues exactly from a
+// snapshot taken while one is pending.
+func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoLRSCProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	pending := func(m *Machine) (lr, pair bool) {
+		for _, h := range m.harts {
+			for _, l := range h.w.ld[:h.w.nl] {
+				lr = lr || l.lr && !l.sc
+				pair = pair || l.sc
+			}
+		}
+		return
+	}
+	var sawLR, sawPair bool
+	for seed := uint64(1); seed <= 40 && !(sawLR && sawPair); seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			if lr, pair := pending(b); lr && !sawLR || pair && sawLR {
+				sawLR, sawPair = sawLR || lr, sawPair || pair
+				break
+			}
+		}
+		if at == 20_000 {
+			continue
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			for k := range hh.w.ld[:hh.w.nl] {
+				hh.w.ld[k].fromLR = !hh.w.ld[k].fromLR
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover a deferred LR", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if hh.X(9) > hh.X(10)/2 {
+				t.Errorf("seed %d hart %d: %d of %d SCs failed", seed, hh.ID, hh.X(9), hh.X(10))
+			}
+		}
+	}
+	if !sawLR || !sawPair {
+		t.Fatalf("in 40 seeds: a deferred LR %v, one paired with its SC %v", sawLR, sawPair)
+	}
+}
