@@ -682,3 +682,90 @@ func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
 		t.Fatalf("in 40 seeds: a deferred LR %v, one paired with its SC %v", sawLR, sawPair)
 	}
 }
+
+// wmoFenceProgram: each hart stores its count to its own word, loads the
+// other's, and fences, forever.
+var wmoFenceProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a0,a0,1", // 80000028: loop
+	"sw a0,0(a3)",
+	"lw a1,0(a4)", // 80000030
+	"fence rw,rw",
+	"j 80000028",
+}
+
+// With fence waits on, a hart with accesses pending may end its turn at a
+// fence: the same instructions take more virtual time. The switch and the
+// rates drawn with it are in snapshots and hashes, and a run continues
+// exactly from a snapshot taken while a hart may wait.
+func TestFenceWaitsAreDrawnSnapshottedAndHashed(t *testing.T) {
+	build := func(seed uint64, waits bool) *Machine {
+		return mustBuild(t, programBuild(t, wmoFenceProgram, 2, 50, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+			m.SetFenceWaits(waits)
+			m.wmoSeed(seed) // as SetSchedule does
+		}))
+	}
+	waitSeed := uint64(0)
+	for seed := uint64(1); seed <= 40 && waitSeed == 0; seed++ {
+		m := build(seed, true)
+		if m.harts[0].w.r.fenceWaitPct >= 50 && m.harts[1].w.r.fenceWaitPct >= 50 {
+			waitSeed = seed
+		}
+	}
+	if waitSeed == 0 {
+		t.Fatal("no seed of 40 drew fence waits of 50% or more for both harts")
+	}
+	on, off := build(waitSeed, true), build(waitSeed, false)
+	if off.harts[0].w.r.fenceWaitPct != 0 {
+		t.Fatal("fence waits drawn with the switch off")
+	}
+	on.Run(20_000)
+	off.Run(20_000)
+	if on.Now() <= off.Now() {
+		t.Errorf("virtual time for 20000 instructions: %d with fence waits, %d without; want more with", on.Now(), off.Now())
+	}
+	a, b := build(waitSeed, true), build(waitSeed, true)
+	b.Run(5_003)
+	snap := b.Snapshot()
+	c := build(99, false)
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if c.StateHash() != b.StateHash() {
+		t.Fatalf("restored hash %x, want %x", c.StateHash(), b.StateHash())
+	}
+	c.SetFenceWaits(false)
+	if c.StateHash() == b.StateHash() {
+		t.Fatal("the hash does not cover the fence-wait switch")
+	}
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	c.wmoSeed(7)
+	a.wmoSeed(7) // a reseed after the restore draws waits again
+	if c.harts[0].w.r != a.harts[0].w.r {
+		t.Fatalf("rates after a reseed: restored %+v, straight %+v", c.harts[0].w.r, a.harts[0].w.r)
+	}
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	a = build(waitSeed, true)
+	a.Run(40_000)
+	c.Run(40_000)
+	if a.StateHash() != c.StateHash() {
+		t.Fatalf("straight run %x, snapshot and restore %x", a.StateHash(), c.StateHash())
+	}
+}
