@@ -414,7 +414,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			if w.nl > 0 {
 				h.wmoResolveLRs() // a deferred SC's store is ordered as a store
 			}
-			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && mw.chance(w.r.fenceWaitPct) {
+			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && h.othersRun() && mw.chance(w.r.fenceWaitPct) {
 				// The hart waits at the fence: its turn ends before it,
 				// with everything still pending, and drawn steps go on
 				// each time it comes back (a scheduling choice, so any
@@ -475,6 +475,18 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		h.pc = vpc + b.size
 	}
 	return n
+}
+
+// othersRun reports whether another hart of the machine may run: one
+// not waiting for an interrupt and not halted. Waiting at a fence for
+// nobody is waste.
+func (h *Hart) othersRun() bool {
+	for _, g := range h.m.harts {
+		if g != h && !g.waiting && !g.halted {
+			return true
+		}
+	}
+	return false
 }
 
 // wmoAtomicMayPass reports whether the AMO, LR or SC o may be performed
