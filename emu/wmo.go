@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math/bits"
 
 	"everett/hw"
 	"everett/isa"
@@ -34,19 +35,41 @@ import (
 //     before later loads. It reads only the hart's stores older than
 //     itself, so a later store to the same bytes may be buffered (and
 //     read by later loads) while it is pending; that store waits for it.
+//   - tainted registers (since 2026-12-04, evening): xor or sub of a
+//     pending register with itself does not resolve the load (the result
+//     is 0 whatever it reads); the result, and what integer ops compute
+//     from it, is known but tainted by the load. A store whose address or
+//     data is tainted is buffered waiting for the load (and a load that
+//     reads it from the buffer is performed after the load, rule 12); a
+//     load whose address is tainted resolves after it; a branch or jump
+//     on a tainted register, and an access with a tainted address, make
+//     later stores wait for it (rules 11 and 13). Later independent
+//     accesses pass it: the suite's false dependencies order exactly
+//     what rules 9 to 13 say.
+//   - deferred LRs: an LR without aq or rl may be deferred like a load
+//     (where an AMO could pass the pending accesses), and the SC after it
+//     to the same bytes paired with it; the two are performed together,
+//     in memory, the SC succeeding, when the LR resolves, so later
+//     accesses to other bytes may pass the pair. A fence resolves them.
+//   - fence waits: a hart with accesses pending may end its turn at a
+//     fence instead of performing them (a drawn scheduling choice), so
+//     that a load or store stays pending while other harts run on.
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
 // buffer, after every earlier load resolved, and drains only as the
-// oldest entry; a later acquire drains it first. fence.i resolves every
-// deferred load (see the FENCE_I case of execWMO) and drains the buffer
-// only if a buffered store is to a page with decoded code, and a fetch
-// that misses the jump cache drains it if a buffered store is to the
-// fetched page, so the hart's own fetch sees its stores. Everything else is performed in place
+// oldest entry; a later acquire drains it first. fence.i resolves the
+// deferred loads a control dependency is pending on (see the FENCE_I
+// case of execWMO) and drains the buffer only if a buffered store is to
+// a page with decoded code, and a fetch that misses the jump cache
+// drains it if a buffered store is to the fetched page, so the hart's
+// own fetch sees its stores. Everything else is performed in place
 // after the hart settles (every pending load resolved, the buffer
-// drained): AMOs, LR/SC, Zalasr loads with rl and stores with aq, CSR
-// accesses, system instructions, sfence.vma, floating-point loads and
-// stores, MMIO, accesses that cross a page or trap, and traps themselves.
+// drained), or for AMOs and LR/SC without rl with the pending accesses
+// to other bytes left pending (wmoAtomicMayPass): Zalasr loads with rl
+// and stores with aq, CSR accesses, system instructions, sfence.vma,
+// floating-point loads and stores, MMIO, accesses that cross a page or
+// trap, and traps themselves.
 // Under sc none of this exists: the hooks are one nil test per block
 // (runSlice) and per trap (takeTrap).
 
@@ -103,6 +126,10 @@ type wmoStore struct {
 	// the hart's own loads read it at once (a store performed late but
 	// forwarded early: the rfi shapes).
 	wait uint64
+	// dep: the deferred loads its address or data depends on though
+	// its value is known (hartWMO.taint; a subset of wait): a load that
+	// reads this store from the buffer is performed after them (rule 12).
+	dep uint64
 }
 
 // wmoLoad is one deferred load.
@@ -110,8 +137,18 @@ type wmoLoad struct {
 	pa   uint64
 	seq  uint64 // the hart's count of buffered stores when it issued: it reads only older ones
 	size uint8
-	kind isa.Op // LB..LWU: width and extension
+	kind isa.Op // LB..LWU (an LR: LW or LD): width and extension
 	rd   uint8  // 1..31
+	// An LR (lr) performed late: its reservation is taken when it
+	// resolves. Paired with the SC after it (sc), the two are performed
+	// together when it resolves, the SC succeeding: rd2 (or the sink)
+	// gets 0 and the SC stores v, or the value the LR reads if fromLR.
+	lr, sc, fromLR bool
+	rd2            uint8
+	v              uint64
+	// after: older deferred loads its address depends on though it is
+	// known (hartWMO.taint): they resolve before it (rule 9).
+	after uint64
 }
 
 // hartWMO is a hart's pending accesses under rvwmo.
@@ -130,12 +167,26 @@ type hartWMO struct {
 	ctrl uint64
 	gen  uint32
 	seq  uint64 // stores buffered so far
-	r    wmoRates
+	// taint[r]: deferred loads that x[r] depends on although its value
+	// is known, because every instruction between computed it without
+	// their values (xor or sub of a register with itself, then integer
+	// ops on the result: the suite's false address and data
+	// dependencies). A load, store, branch or jump reading x[r] is
+	// ordered after them as its dependency asks (rules 9 to 13) without
+	// resolving them now, so later independent accesses may pass them.
+	// Bit r of tainted is set exactly when taint[r] is not 0; every mask
+	// holds only pending registers (a load resolving leaves them all).
+	taint   [32]uint64
+	tainted uint64
+	lr      uint64 // registers of deferred LRs not paired with an SC yet
+	r       wmoRates
 }
 
-// machineWMO is the model's machine-wide state: its stream.
+// machineWMO is the model's machine-wide state: its stream, and whether
+// harts may wait at fences (SetFenceWaits).
 type machineWMO struct {
-	rng *PRNG
+	rng        *PRNG
+	fenceWaits bool
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -147,6 +198,10 @@ type wmoRates struct {
 	// instruction that one buffered store drains and that one deferred
 	// load resolves.
 	deferPct, drainPct, resolvePct uint64
+	// fenceWaitPct: the chance that a hart with accesses pending ends its
+	// turn at a fence instead of performing them (execWMO); 0 unless
+	// the machine allows fence waits (SetFenceWaits).
+	fenceWaitPct uint64
 	// Biases (wmoAny, wmoOldest or wmoYoungest): which of the stores
 	// that may drain drains, and which deferred load a drawn step
 	// resolves. Runs that pick the youngest keep the oldest access
@@ -178,9 +233,10 @@ func (w *machineWMO) pick(bias uint64, n int) int {
 // Rates a seed may draw: varied so that some runs keep accesses pending for
 // long and others let them go almost at once.
 var (
-	wmoDeferPcts   = [...]uint64{0, 30, 60, 90, 100}
-	wmoDrainPcts   = [...]uint64{1, 3, 10, 30, 60, 90}
-	wmoResolvePcts = [...]uint64{0, 3, 10, 30, 60, 90}
+	wmoDeferPcts     = [...]uint64{0, 30, 60, 90, 100}
+	wmoDrainPcts     = [...]uint64{1, 3, 10, 30, 60, 90}
+	wmoResolvePcts   = [...]uint64{0, 3, 10, 30, 60, 90}
+	wmoFenceWaitPcts = [...]uint64{0, 0, 50, 90}
 )
 
 // wmoSalt separates the model's stream from the others drawn from a seed.
@@ -208,6 +264,9 @@ func (w *machineWMO) drawRates() wmoRates {
 	r.resolvePct = wmoResolvePcts[w.rng.Uint64()%uint64(len(wmoResolvePcts))]
 	r.drainBias = w.rng.Uint64() % wmoBiases
 	r.resolveBias = w.rng.Uint64() % wmoBiases
+	if fw := wmoFenceWaitPcts[w.rng.Uint64()%uint64(len(wmoFenceWaitPcts))]; w.fenceWaits {
+		r.fenceWaitPct = fw
+	}
 	return r
 }
 
@@ -242,6 +301,23 @@ func (m *Machine) SetMemoryModel(mm MemoryModel) error {
 	}
 	m.cfg.MemoryModel = mm
 	return nil
+}
+
+// SetFenceWaits lets (or, false, stops) a hart under rvwmo with accesses
+// pending end its turn at a fence instead of performing them, with a
+// chance drawn per run, from the next time the model's stream is seeded
+// (SetSchedule). It is a scheduling bias, never a reordering: litmus
+// runs use it so that in the three-thread shapes one thread's load or
+// store stays pending while the others run to their ends. Off by
+// default: in an operating system's code, where fences are everywhere
+// and a turn's rest is virtual time, it costs far more than it shows
+// (measured 2026-12-04: a 4-hart Linux boot took 7.4 times the
+// instructions and 78 times the virtual time). It is part of rvwmo
+// snapshots; under sc it does nothing.
+func (m *Machine) SetFenceWaits(on bool) {
+	if m.wmo != nil {
+		m.wmo.fenceWaits = on
+	}
 }
 
 // MemoryModel returns the machine's memory model.
@@ -280,12 +356,8 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		if w.nl > 0 && mw.chance(w.r.resolvePct) {
 			h.wmoResolve(mw.pick(w.r.resolveBias, w.nl))
 		}
-		if p := w.pend & (regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3)); p != 0 {
-			if isBranch(o.kind) && o.imm == int64(o.len) {
-				w.ctrl |= p // both targets are the next instruction
-			} else {
-				h.wmoResolveRegs(p)
-			}
+		if named := regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3); (w.pend|w.tainted)&named != 0 {
+			h.wmoNamed(o, named)
 		}
 		r := wmoDone
 		switch o.kind {
@@ -312,8 +384,23 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			}
 		case isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
 			r = h.wmoStoreRelease(vpc, o, i) // zalasr.go
-		case isa.LR_W, isa.LR_D, isa.SC_W, isa.SC_D,
-			isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		case isa.LR_W, isa.LR_D:
+			if h.wmoDeferLR(vpc, o, i) {
+				continue
+			}
+			if w.lr != 0 || !h.wmoAtomicMayPass(o) {
+				h.wmoSettle() // a deferred LR takes its reservation first
+			}
+			return h.exec(b, vpc, i, i+1)
+		case isa.SC_W, isa.SC_D:
+			if h.wmoPairSC(o) {
+				continue
+			}
+			if w.lr != 0 || !h.wmoAtomicMayPass(o) {
+				h.wmoSettle() // its data may be a deferred LR's register
+			}
+			return h.exec(b, vpc, i, i+1)
+		case isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
 			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
 			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
 			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
@@ -324,19 +411,36 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// after it.
 			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
+			if w.nl > 0 {
+				h.wmoResolveLRs() // a deferred SC's store is ordered as a store
+			}
+			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && h.othersRun() && mw.chance(w.r.fenceWaitPct) {
+				// The hart waits at the fence: its turn ends before it,
+				// with everything still pending, and drawn steps go on
+				// each time it comes back (a scheduling choice, so any
+				// draw is sound). Other harts run meanwhile, which the
+				// shapes with three threads need: a load or store kept
+				// pending while the others run to their ends.
+				h.pc = vpc + uint64(o.off)
+				h.pos = i
+				h.yield = true
+				return i
+			}
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
-			// Every deferred load resolves: the RVWMO chapter's rules
+			// The deferred loads a control dependency orders before
+			// later stores (ctrl) resolve: the RVWMO chapter's rules
 			// give fence.i no data ordering, but the public suite's
 			// generator counts a control dependency and a fence.i as
 			// ordering the load before what follows (its SAFE
 			// ctrlfencei tests), and the model results that would
 			// settle it are not in our copy: stronger than the chapter,
-			// never weaker than the suite (RATIONALE). Buffered stores
+			// never weaker than the suite (RATIONALE). Other loads stay
+			// pending (since 2026-12-04, evening). Buffered stores
 			// stay unless one is to a page with decoded code, whose
 			// blocks the hart's fetch might still find (then all drain,
 			// in order; wmoFetch covers pages decoded later).
-			h.wmoResolveAll()
+			h.wmoResolveRegs(w.ctrl)
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
@@ -371,6 +475,18 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		h.pc = vpc + b.size
 	}
 	return n
+}
+
+// othersRun reports whether another hart of the machine may run: one
+// not waiting for an interrupt and not halted. Waiting at a fence for
+// nobody is waste.
+func (h *Hart) othersRun() bool {
+	for _, g := range h.m.harts {
+		if g != h && !g.waiting && !g.halted {
+			return true
+		}
+	}
+	return false
 }
 
 // wmoAtomicMayPass reports whether the AMO, LR or SC o may be performed
@@ -416,6 +532,97 @@ func (h *Hart) wmoAtomicMayPass(o *op) bool {
 		}
 	}
 	return true
+}
+
+// wmoNamed is execWMO's step for an op o that names (in named) a register
+// a deferred load is pending into or one that is tainted. A pending
+// register the op reads or writes resolves its load, except where the
+// op needs no value: a branch whose two targets are the same
+// instruction (a control dependency: later stores wait, ctrl), and xor
+// or sub of a register with itself (the result is 0 whatever the load
+// reads; it is tainted). A tainted register read by an integer op
+// taints its result; by a branch or jump, it holds back later stores
+// (rule 11); by a load or store, wmoLoadOp and wmoStoreOp order the
+// access after the loads it depends on. Any other op (AMOs, Zalasr,
+// CSRs, floating point, system) resolves the loads of every register
+// it names, pending or tainted.
+func (h *Hart) wmoNamed(o *op, named uint64) {
+	w := h.w
+	rd := regBit(o.rd)
+	k := o.kind
+	var src uint64
+	switch {
+	case k >= isa.ADDI && k <= isa.SRAI, k >= isa.ADDIW && k <= isa.SRAIW, k == isa.JALR:
+		src = regBit(o.rs1)
+	case k >= isa.ADD && k <= isa.AND, k >= isa.ADDW && k <= isa.SRAW, k >= isa.MUL && k <= isa.REMUW,
+		k >= isa.BEQ && k <= isa.BGEU:
+		src = regBit(o.rs1) | regBit(o.rs2)
+	case k == isa.LUI || k == isa.AUIPC || k == isa.JAL:
+	case k >= isa.LB && k <= isa.LWU:
+		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | rd)) // the address taint: wmoLoadOp
+		return
+	case k >= isa.SB && k <= isa.SD:
+		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | regBit(o.rs2))) // taints: wmoStoreOp
+		return
+	default:
+		p := w.pend&named | w.taintOf(named)
+		if k == isa.SC_W || k == isa.SC_D {
+			p &^= w.lr // it may pair with the LR (wmoPairSC)
+		}
+		h.wmoResolveRegs(p)
+		return
+	}
+	if isBranch(k) {
+		if p := w.pend & src; p != 0 {
+			if o.imm == int64(o.len) {
+				w.ctrl |= p // both targets are the next instruction
+			} else {
+				h.wmoResolveRegs(p)
+			}
+		}
+		w.ctrl |= w.taintOf(src) // the direction is known: a control dependency
+		return
+	}
+	if w.pend&rd != 0 {
+		h.wmoResolveRegs(rd) // the load would overwrite the result
+	}
+	var t uint64
+	if p := w.pend & src; p != 0 {
+		if (k == isa.XOR || k == isa.SUB || k == isa.SUBW) && o.rs1 == o.rs2 {
+			t = p // 0 whatever the load reads
+		} else {
+			h.wmoResolveRegs(p)
+		}
+	}
+	t |= w.taintOf(src)
+	if k == isa.JAL || k == isa.JALR {
+		w.ctrl |= t // a jump through a known register: a control dependency
+		t = 0       // the link register holds the pc
+	}
+	w.setTaint(o.rd, t)
+}
+
+// taintOf returns the deferred loads the known values of the registers
+// of mask depend on.
+func (w *hartWMO) taintOf(mask uint64) uint64 {
+	var t uint64
+	for m := mask & w.tainted; m != 0; m &= m - 1 {
+		t |= w.taint[bits.TrailingZeros64(m)]
+	}
+	return t
+}
+
+// setTaint sets the loads x[r] depends on (nothing for the sink).
+func (w *hartWMO) setTaint(r uint8, t uint64) {
+	if r >= 32 {
+		return
+	}
+	w.taint[r] = t
+	if t != 0 {
+		w.tainted |= regBit(r)
+	} else {
+		w.tainted &^= regBit(r)
+	}
 }
 
 // isBranch reports whether k is a conditional branch.
@@ -508,16 +715,159 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
-	h.wmoResolveOverlap(pa, size) // CoRR: loads of a byte in program order
 	w, mw := h.w, h.m.wmo
+	after := w.taintOf(regBit(o.rs1)) // an address dependency on them (rule 9)
+	h.wmoResolveOverlap(pa, size)     // CoRR: loads of a byte in program order
+	h.wmoResolveForwarded(pa, size)
+	after &= w.pend
+	w.setTaint(o.rd, 0)
 	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
-		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd}
+		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after}
 		w.nl++
 		w.pend |= regBit(o.rd)
+		w.ctrl |= after // rule 13: later stores wait for what its address waits for
 		return wmoDone
+	}
+	if after != 0 {
+		h.wmoResolveRegs(after)
 	}
 	h.x[o.rd] = extendLoad(o.kind, h.wmoRead(pa, size, w.seq))
 	return wmoDone
+}
+
+// regs are the registers deferred load l writes when it resolves.
+func (l *wmoLoad) regs() uint64 {
+	if l.sc {
+		return regBit(l.rd) | regBit(l.rd2)
+	}
+	return regBit(l.rd)
+}
+
+// wmoResolveLRs resolves every deferred LR (and its SC).
+func (h *Hart) wmoResolveLRs() {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if w.ld[i].lr {
+			if h.wmoResolve(i) {
+				i = 0
+			}
+			continue
+		}
+		i++
+	}
+}
+
+// wmoDeferLR defers an LR without aq or rl like a load (its register
+// pending, read when it resolves), where an AMO could leave the earlier
+// accesses pending (wmoAtomicMayPass): its reservation is taken when it
+// resolves, and an SC that pairs with it before then (wmoPairSC) is
+// performed with it, so that later accesses to other bytes may pass
+// both, as RVWMO allows (no preserved-program-order rule orders an LR
+// or SC without aq or rl before them). Not when the explorer tracks
+// communication (it records accesses when they issue).
+func (h *Hart) wmoDeferLR(vpc uint64, o *op, i int) bool {
+	w, mw := h.w, h.m.wmo
+	if o.raw>>25&3 != 0 || o.rd == regSink || w.nl >= wmoLoads || h.syncAMO || h.m.comm.on || w.pend&regBit(o.rd) != 0 {
+		return false
+	}
+	size, kind := 4, isa.LW
+	if o.kind == isa.LR_D {
+		size, kind = 8, isa.LD
+	}
+	va := h.x[o.rs1]
+	if va&uint64(size-1) != 0 || !h.wmoAtomicMayPass(o) || !mw.chance(w.r.deferPct) {
+		return false
+	}
+	pa, ok := h.wmoTranslate(va, size, accLoad)
+	if !ok {
+		return false
+	}
+	w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: kind, rd: o.rd, lr: true}
+	w.nl++
+	w.pend |= regBit(o.rd)
+	w.lr |= regBit(o.rd)
+	w.setTaint(o.rd, 0)
+	h.resValid = false
+	return true
+}
+
+// wmoPairSC pairs an SC without aq or rl with the youngest deferred LR
+// when the two are to the same bytes and nothing the hart did since
+// orders the SC's store (another pending access to those bytes, a fence
+// w,w mark, a store-release, a control dependency): the SC's register
+// becomes pending too, and both are performed when the LR resolves. Its
+// data may be the LR's own register (the LR's value is stored).
+func (h *Hart) wmoPairSC(o *op) bool {
+	w := h.w
+	if w.lr == 0 || o.raw>>25&3 != 0 || h.syncAMO || h.m.comm.on || w.ctrl != 0 {
+		return false
+	}
+	k := w.nl - 1
+	for ; k >= 0 && !(w.ld[k].lr && !w.ld[k].sc); k-- {
+	}
+	if k < 0 {
+		return false
+	}
+	l := &w.ld[k]
+	size := 4
+	if o.kind == isa.SC_D {
+		size = 8
+	}
+	va := h.x[o.rs1]
+	if w.pend&regBit(o.rs1) != 0 || w.pend&regBit(o.rs2) != 0 && o.rs2 != l.rd ||
+		o.rd == l.rd || w.pend&regBit(o.rd) != 0 || va&uint64(size-1) != 0 || size != int(l.size) {
+		return false
+	}
+	pa, ok := h.wmoTranslate(va, size, accStore)
+	if !ok || pa != l.pa {
+		return false
+	}
+	for j := 0; j < w.ns; j++ {
+		if e := &w.st[j]; e.rel || e.gen != w.gen || overlaps(e.pa, int(e.size), pa, size) {
+			return false
+		}
+	}
+	for j := 0; j < w.nl; j++ {
+		if j != k && overlaps(w.ld[j].pa, int(w.ld[j].size), pa, size) {
+			return false
+		}
+	}
+	l.sc, l.rd2 = true, o.rd
+	if o.rs2 == l.rd {
+		l.fromLR = true
+	} else {
+		l.v = h.x[o.rs2]
+	}
+	w.lr &^= regBit(l.rd)
+	if o.rd != regSink {
+		w.pend |= regBit(o.rd)
+		w.setTaint(o.rd, 0)
+	}
+	return true
+}
+
+// wmoResolveForwarded resolves the deferred loads that the buffered
+// stores a load of [pa, pa+size) would read (the youngest one per byte)
+// depend on through their address or data (rule 12).
+func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
+	w := h.w
+	any := false
+	for k := 0; k < w.ns && !any; k++ {
+		any = w.st[k].dep != 0 && overlaps(w.st[k].pa, int(w.st[k].size), pa, size)
+	}
+	if !any {
+		return
+	}
+	var dep uint64
+	for a := pa; a < pa+uint64(size); a++ {
+		for k := w.ns - 1; k >= 0; k-- {
+			if s := &w.st[k]; s.pa <= a && a < s.pa+uint64(s.size) {
+				dep |= s.dep
+				break
+			}
+		}
+	}
+	h.wmoResolveRegs(dep)
 }
 
 // wmoStoreOp buffers a plain store of op i.
@@ -526,18 +876,24 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	if r != wmoDone {
 		return r
 	}
-	h.wmoBuffer(pa, size, h.x[o.rs2], false)
+	// An address or data dependency on a tainted register: the store
+	// waits for the loads, and a load reading it too (rule 12); after an
+	// address dependency, so does every later store (rule 13).
+	w := h.w
+	dep := w.taintOf(regBit(o.rs1) | regBit(o.rs2))
+	w.ctrl |= w.taintOf(regBit(o.rs1))
+	h.wmoBuffer(pa, size, h.x[o.rs2], false, dep)
 	return wmoDone
 }
 
 // wmoBuffer puts a store in the buffer, waiting for the deferred loads
 // that control dependencies order before it.
-func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
+func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool, dep uint64) {
 	w := h.w
 	if w.ns == wmoStores {
 		h.wmoDrainOne(true)
 	}
-	wait := w.ctrl & w.pend
+	wait := w.ctrl&w.pend | dep
 	for k := 0; k < w.nl; k++ {
 		// CoRW: an earlier load of these bytes stays pending (it reads
 		// only older stores) and this store waits for it.
@@ -545,7 +901,7 @@ func (h *Hart) wmoBuffer(pa uint64, size int, v uint64, rel bool) {
 			wait |= regBit(l.rd)
 		}
 	}
-	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait}
+	w.st[w.ns] = wmoStore{pa: pa, v: v, size: uint8(size), rel: rel, gen: w.gen, seq: w.seq, wait: wait, dep: dep}
 	w.ns++
 	w.seq++
 }
@@ -620,12 +976,15 @@ func (h *Hart) wmoResolveAll() {
 	}
 }
 
-// wmoResolveRegs resolves the deferred loads into the registers of mask.
+// wmoResolveRegs resolves the deferred loads into the registers of mask,
+// oldest first.
 func (h *Hart) wmoResolveRegs(mask uint64) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if mask&regBit(w.ld[i].rd) != 0 {
-			h.wmoResolve(i)
+		if mask&w.ld[i].regs() != 0 {
+			if h.wmoResolve(i) {
+				i = 0 // older loads resolved first: the indices moved
+			}
 			continue
 		}
 		i++
@@ -640,8 +999,10 @@ func (h *Hart) wmoResolveRegs(mask uint64) {
 func (h *Hart) wmoResolveOverlap(pa uint64, size int) {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && !h.wmoOverwritten(l, pa, size) {
-			h.wmoResolve(i)
+		if l := &w.ld[i]; overlaps(l.pa, int(l.size), pa, size) && (l.lr || !h.wmoOverwritten(l, pa, size)) {
+			if h.wmoResolve(i) {
+				i = 0
+			}
 			continue
 		}
 		i++
@@ -665,19 +1026,52 @@ func (h *Hart) wmoOverwritten(l *wmoLoad, pa uint64, size int) bool {
 	return true
 }
 
-// wmoResolve performs deferred load i: it reads its own buffer and memory
-// now and writes the register.
-func (h *Hart) wmoResolve(i int) {
+// wmoResolve performs deferred load i: the older loads its address
+// depends on first (then it reports true: the indices moved), then it
+// reads its own buffer and memory and writes the register.
+func (h *Hart) wmoResolve(i int) bool {
 	w := h.w
+	moved := false
+	if a := w.ld[i].after; a != 0 {
+		rd := w.ld[i].rd
+		h.wmoResolveRegs(a)
+		for i = 0; w.ld[i].rd != rd; i++ {
+		}
+		moved = true
+	}
 	l := w.ld[i]
-	h.x[l.rd] = extendLoad(l.kind, h.wmoRead(l.pa, int(l.size), l.seq))
-	w.pend &^= regBit(l.rd)
-	w.ctrl &^= regBit(l.rd)
+	v := h.wmoRead(l.pa, int(l.size), l.seq)
+	h.x[l.rd] = extendLoad(l.kind, v)
+	bit := l.regs()
+	if l.lr {
+		// Performed now, in memory: an LR takes its reservation; an LR
+		// with its SC stores at once, and the SC succeeds.
+		h.resValid, h.resAddr = !l.sc, l.pa
+		if l.sc {
+			if l.fromLR {
+				l.v = v
+			}
+			h.m.wmoWrite(l.pa, int(l.size), l.v)
+			h.x[l.rd2] = 0
+		}
+		w.lr &^= bit
+	}
+	w.pend &^= bit
+	w.ctrl &^= bit
 	for k := 0; k < w.ns; k++ {
-		w.st[k].wait &^= regBit(l.rd)
+		w.st[k].wait &^= bit
+		w.st[k].dep &^= bit
 	}
 	copy(w.ld[i:w.nl], w.ld[i+1:w.nl])
 	w.nl--
+	for k := 0; k < w.nl; k++ {
+		w.ld[k].after &^= bit
+	}
+	for m := w.tainted; m != 0; m &= m - 1 {
+		r := uint8(bits.TrailingZeros64(m))
+		w.setTaint(r, w.taint[r]&^bit)
+	}
+	return moved
 }
 
 // wmoRead reads size bytes at pa (RAM, within a page) as this hart sees
@@ -805,6 +1199,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 	w := m.wmo
 	e.Tag("rvwmo")
 	w.rng.Save(e)
+	e.Bool(w.fenceWaits)
 	for _, h := range m.harts {
 		hs := h.w
 		e.U64(hs.r.deferPct)
@@ -812,6 +1207,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 		e.U64(hs.r.resolvePct)
 		e.U64(hs.r.drainBias)
 		e.U64(hs.r.resolveBias)
+		e.U64(hs.r.fenceWaitPct)
 		e.U8(uint8(hs.ns))
 		for _, s := range hs.st[:hs.ns] {
 			e.U64(s.pa)
@@ -821,6 +1217,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U32(s.gen)
 			e.U64(s.seq)
 			e.U64(s.wait)
+			e.U64(s.dep)
 		}
 		e.U8(uint8(hs.nl))
 		for _, l := range hs.ld[:hs.nl] {
@@ -829,10 +1226,20 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U8(l.size)
 			e.U8(uint8(l.kind))
 			e.U8(l.rd)
+			e.U64(l.after)
+			e.Bool(l.lr)
+			e.Bool(l.sc)
+			e.Bool(l.fromLR)
+			e.U8(l.rd2)
+			e.U64(l.v)
 		}
 		e.U64(hs.ctrl)
 		e.U32(hs.gen)
 		e.U64(hs.seq)
+		e.U64(hs.tainted)
+		for m := hs.tainted; m != 0; m &= m - 1 {
+			e.U64(hs.taint[bits.TrailingZeros64(m)])
+		}
 	}
 }
 
@@ -845,13 +1252,16 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
+	w.fenceWaits = d.Bool()
 	states := make([]*hartWMO, len(m.harts))
 	for i := range m.harts {
 		hs := new(hartWMO)
 		r := &hs.r
 		r.deferPct, r.drainPct, r.resolvePct = d.U64(), d.U64(), d.U64()
 		r.drainBias, r.resolveBias = d.U64(), d.U64()
-		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases {
+		r.fenceWaitPct = d.U64()
+		if r.deferPct > 100 || r.drainPct > 100 || r.resolvePct > 100 || r.drainBias >= wmoBiases || r.resolveBias >= wmoBiases ||
+			r.fenceWaitPct >= 100 {
 			d.Fail("hart %d: rvwmo rates %d %d %d, biases %d %d", i, r.deferPct, r.drainPct, r.resolvePct, r.drainBias, r.resolveBias)
 			break
 		}
@@ -861,7 +1271,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64(), dep: d.U64()}
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
@@ -873,19 +1283,42 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.nl; k++ {
-			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8()}
+			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64(),
+				lr: d.Bool(), sc: d.Bool(), fromLR: d.Bool(), rd2: d.U8(), v: d.U64()}
+			// after names only older loads, so resolving never loops.
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
-				!isLoadKind(l.kind) {
+				!isLoadKind(l.kind) || l.after&^hs.pend != 0 ||
+				(l.sc || l.fromLR || l.rd2 != 0) && !l.lr || l.fromLR && !l.sc ||
+				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 || l.size != 4 && l.size != 8) ||
+				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) ||
+				!l.fromLR && l.v != 0 && !l.sc {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
 			hs.ld[k] = l
 			hs.pend |= regBit(l.rd)
+			if l.sc && l.rd2 != regSink {
+				hs.pend |= regBit(l.rd2)
+			}
+			if l.lr && !l.sc {
+				hs.lr |= regBit(l.rd)
+			}
 		}
 		hs.ctrl = d.U64()
 		hs.gen = d.U32()
 		hs.seq = d.U64()
+		hs.tainted = d.U64()
+		if hs.tainted&^0xfffffffe != 0 || hs.tainted&hs.pend != 0 {
+			d.Fail("hart %d: rvwmo tainted registers %#x", i, hs.tainted)
+			break
+		}
+		for m := hs.tainted; m != 0; m &= m - 1 {
+			r := bits.TrailingZeros64(m)
+			if hs.taint[r] = d.U64(); hs.taint[r] == 0 || hs.taint[r]&^hs.pend != 0 {
+				d.Fail("hart %d: rvwmo taint of x%d", i, r)
+			}
+		}
 		for k := 0; k < hs.ns; k++ {
-			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
+			if hs.st[k].wait&^hs.pend != 0 || hs.st[k].dep&^hs.st[k].wait != 0 || hs.st[k].seq >= hs.seq || (k > 0 && hs.st[k].seq <= hs.st[k-1].seq) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}
 		}

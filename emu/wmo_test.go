@@ -479,3 +479,293 @@ func TestAHartExecutesTheCodeItWroteUnderRVWMO(t *testing.T) {
 		}
 	}
 }
+
+// wmoTaintProgram: each hart loads the other's word and, through xor of
+// the value with itself (a false address dependency, as the litmus suite
+// writes them), stores its count to its own word and loads its own
+// release word; a false data dependency feeds a second store, which it
+// re-reads (forwarded at once), counting in s1 the re-reads that missed
+// it (never).
+var wmoTaintProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a6,a3,8", // own second word
+	"addi a0,a0,1", // 8000002c: loop
+	"lw a1,0(a4)",  // 80000030
+	"xor a5,a1,a1",
+	"add t5,a3,a5", // the address of the own word, tainted
+	"sw a0,0(t5)",
+	"lw a2,8(t5)", // 80000040
+	"ori t6,a5,7", // 7, tainted
+	"sw t6,0(a6)",
+	"lw s2,0(a6)",
+	"beq s2,t6,80000058", // 80000050
+	"addi s1,s1,1",
+	"j 8000002c", // 80000058
+}
+
+// Registers computed from a deferred load without its value (tainted),
+// stores whose address or data depends on them and loads whose address
+// does are state that a snapshot carries and the state hash covers; a run
+// continues exactly from a snapshot taken while they are live.
+func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoTaintProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	live := func(m *Machine) (taint, dep, after bool) {
+		for _, h := range m.harts {
+			taint = taint || h.w.tainted != 0
+			for _, s := range h.w.st[:h.w.ns] {
+				dep = dep || s.dep != 0
+			}
+			for _, l := range h.w.ld[:h.w.nl] {
+				after = after || l.after != 0
+			}
+		}
+		return
+	}
+	var sawTaint, sawDep, sawAfter bool
+	for seed := uint64(1); seed <= 40 && !(sawTaint && sawDep && sawAfter); seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			// First a snapshot with a store's dependency live, then one
+			// with a load's.
+			if tt, d, af := live(b); tt && (d && !sawDep || af && sawDep) {
+				sawTaint, sawDep, sawAfter = true, sawDep || d, sawAfter || af
+				break
+			}
+		}
+		if at == 20_000 {
+			continue // this seed defers too little
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			if hh.w.tainted != 0 {
+				hh.w.tainted, hh.w.taint = 0, [32]uint64{}
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover tainted registers", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if s1 := hh.X(9); s1 != 0 {
+				t.Errorf("seed %d hart %d: %d re-reads missed the own store", seed, hh.ID, s1)
+			}
+		}
+	}
+	if !sawTaint || !sawDep || !sawAfter {
+		t.Fatalf("in 40 seeds: a tainted register %v, a store with a dependency %v, a load with one %v", sawTaint, sawDep, sawAfter)
+	}
+}
+
+// wmoLRSCProgram: each hart counts in a0, runs an LR/SC pair on the other
+// hart's word that writes back what it read, then stores its count to its
+// own word, forever; s1 counts the SCs that failed.
+var wmoLRSCProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a0,a0,1", // 80000028: loop
+	"lr.w a1,(a4)",
+	"sc.w a2,a1,(a4)", // 80000030
+	"sw a0,0(a3)",
+	"beq a2,zero,80000040",
+	"addi s1,s1,1",
+	"j 80000028", // 80000040
+}
+
+// A deferred LR, alone or paired with its SC, is state that a snapshot
+// carries and the state hash covers; a run continues exactly from a
+// snapshot taken while one is pending.
+func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
+	build := func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, wmoLRSCProgram, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	pending := func(m *Machine) (lr, pair bool) {
+		for _, h := range m.harts {
+			for _, l := range h.w.ld[:h.w.nl] {
+				lr = lr || l.lr && !l.sc
+				pair = pair || l.sc
+			}
+		}
+		return
+	}
+	var sawLR, sawPair bool
+	for seed := uint64(1); seed <= 40 && !(sawLR && sawPair); seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			if lr, pair := pending(b); lr && !sawLR || pair && sawLR {
+				sawLR, sawPair = sawLR || lr, sawPair || pair
+				break
+			}
+		}
+		if at == 20_000 {
+			continue
+		}
+		snap := b.Snapshot()
+		c := build(99)
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		if c.StateHash() != b.StateHash() {
+			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+		}
+		before := c.StateHash()
+		for _, hh := range c.harts {
+			for k := range hh.w.ld[:hh.w.nl] {
+				hh.w.ld[k].fromLR = !hh.w.ld[k].fromLR
+			}
+		}
+		if c.StateHash() == before {
+			t.Fatalf("seed %d: the hash does not cover a deferred LR", seed)
+		}
+		if err := c.RestoreSnapshot(snap); err != nil {
+			t.Fatal(err)
+		}
+		a.Run(60_000)
+		c.Run(60_000)
+		if a.StateHash() != c.StateHash() {
+			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+		}
+		for _, hh := range a.harts {
+			if hh.X(9) > hh.X(10)/2 {
+				t.Errorf("seed %d hart %d: %d of %d SCs failed", seed, hh.ID, hh.X(9), hh.X(10))
+			}
+		}
+	}
+	if !sawLR || !sawPair {
+		t.Fatalf("in 40 seeds: a deferred LR %v, one paired with its SC %v", sawLR, sawPair)
+	}
+}
+
+// wmoFenceProgram: each hart stores its count to its own word, loads the
+// other's, and fences, forever.
+var wmoFenceProgram = []string{
+	"csrr t0,mhartid", // 80000000
+	"slli t1,t0,6",
+	"xori t2,t0,1",
+	"slli t2,t2,6",
+	"addi t3,zero,1", // 80000010
+	"slli t3,t3,31",
+	"lui t4,0x10",
+	"add t3,t3,t4", // t3 = 0x8001_0000
+	"add a3,t3,t1", // 80000020: own word
+	"add a4,t3,t2", // the other's
+	"addi a0,a0,1", // 80000028: loop
+	"sw a0,0(a3)",
+	"lw a1,0(a4)", // 80000030
+	"fence rw,rw",
+	"j 80000028",
+}
+
+// With fence waits on, a hart with accesses pending may end its turn at a
+// fence: the same instructions take more virtual time. The switch and the
+// rates drawn with it are in snapshots and hashes, and a run continues
+// exactly from a snapshot taken while a hart may wait.
+func TestFenceWaitsAreDrawnSnapshottedAndHashed(t *testing.T) {
+	build := func(seed uint64, waits bool) *Machine {
+		return mustBuild(t, programBuild(t, wmoFenceProgram, 2, 50, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+			m.SetFenceWaits(waits)
+			m.wmoSeed(seed) // as SetSchedule does
+		}))
+	}
+	waitSeed := uint64(0)
+	for seed := uint64(1); seed <= 40 && waitSeed == 0; seed++ {
+		m := build(seed, true)
+		if m.harts[0].w.r.fenceWaitPct >= 50 && m.harts[1].w.r.fenceWaitPct >= 50 {
+			waitSeed = seed
+		}
+	}
+	if waitSeed == 0 {
+		t.Fatal("no seed of 40 drew fence waits of 50% or more for both harts")
+	}
+	on, off := build(waitSeed, true), build(waitSeed, false)
+	if off.harts[0].w.r.fenceWaitPct != 0 {
+		t.Fatal("fence waits drawn with the switch off")
+	}
+	on.Run(20_000)
+	off.Run(20_000)
+	if on.Now() <= off.Now() {
+		t.Errorf("virtual time for 20000 instructions: %d with fence waits, %d without; want more with", on.Now(), off.Now())
+	}
+	a, b := build(waitSeed, true), build(waitSeed, true)
+	b.Run(5_003)
+	snap := b.Snapshot()
+	c := build(99, false)
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if c.StateHash() != b.StateHash() {
+		t.Fatalf("restored hash %x, want %x", c.StateHash(), b.StateHash())
+	}
+	c.SetFenceWaits(false)
+	if c.StateHash() == b.StateHash() {
+		t.Fatal("the hash does not cover the fence-wait switch")
+	}
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	c.wmoSeed(7)
+	a.wmoSeed(7) // a reseed after the restore draws waits again
+	if c.harts[0].w.r != a.harts[0].w.r {
+		t.Fatalf("rates after a reseed: restored %+v, straight %+v", c.harts[0].w.r, a.harts[0].w.r)
+	}
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	a = build(waitSeed, true)
+	a.Run(40_000)
+	c.Run(40_000)
+	if a.StateHash() != c.StateHash() {
+		t.Fatalf("straight run %x, snapshot and restore %x", a.StateHash(), c.StateHash())
+	}
+}

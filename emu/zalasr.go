@@ -88,7 +88,8 @@ func (h *Hart) wmoLoadAcquire(vpc uint64, o *op, i int) int {
 		return r
 	}
 	h.wmoDrainReleases()
-	h.wmoResolveOverlap(pa, size) // CoRR with an earlier deferred load
+	h.wmoResolveOverlap(pa, size)   // CoRR with an earlier deferred load
+	h.wmoResolveForwarded(pa, size) // rule 12: a buffered store it reads may depend on a pending load
 	h.x[o.rd] = extendLoad(lasrPlain[o.kind-isa.LB_AQ], h.wmoRead(pa, size, h.w.seq))
 	return wmoDone
 }
@@ -127,6 +128,6 @@ func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
 		return r
 	}
 	h.wmoResolveAll()
-	h.wmoBuffer(pa, size, h.x[o.rs2], true)
+	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
 	return wmoDone
 }

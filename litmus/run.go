@@ -61,13 +61,19 @@ func (opt *Options) CheckModel() error {
 }
 
 // EmuModel puts m under emu's memory model of that name (emu.ParseMemoryModel):
-// the SetModel of Options that name none.
+// the SetModel of Options that name none. Under rvwmo it lets harts wait
+// at fences (emu's SetFenceWaits), which the three-thread shapes of the
+// suite need to show.
 func EmuModel(m *emu.Machine, model string) error {
 	mm, err := emu.ParseMemoryModel(model)
 	if err != nil {
 		return err
 	}
-	return m.SetMemoryModel(mm)
+	if err := m.SetMemoryModel(mm); err != nil {
+		return err
+	}
+	m.SetFenceWaits(true)
+	return nil
 }
 
 func (opt *Options) model() string {
