@@ -92,7 +92,7 @@ const (
 	// Magic starts every snapshot file.
 	Magic = "EVSNAP\r\n"
 	// Version is the format version this package writes and reads.
-	Version = 6 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges), and which returns are from futex calls; 6: the scheduler's change-point cluster
+	Version = 6 // 2: the scheduler saves the communication tracker; 3: and whether only user-mode events preempt; 4: and holds; 5: TLBs tagged by ASID (versionChanges), and which returns are from futex calls; 6: the scheduler's change-point cluster, rvwmo's taints, deferred LR/SC and fence waits
 	// Arch is the architecture field: the machines everett emulates.
 	Arch = "rv64gc"
 
@@ -225,7 +225,7 @@ func decodeHeader(b []byte) (header, error) {
 // versionChanges says what each format version changed, for the error
 // that refuses an older file.
 var versionChanges = map[uint32]string{
-	6: "since version 6 the scheduler saves how close its change points are drawn (the cluster), which a file of version 5 does not say",
+	6: "since version 6 the scheduler saves how close its change points are drawn (the cluster), and a machine under rvwmo saves its registers' dependencies on pending loads, deferred LR/SC pairs and fence waits, which a file of version 5 does not say",
 	5: "since version 5 the machine keeps TLB entries per ASID and the scheduler saves which system call returns are futex calls, so a machine saved before would run on differently",
 }
 
