@@ -1251,19 +1251,11 @@ func (l *lowering) sstatusWrite(o *op, leave *label) {
 	a.Store64(at(rH, offSTLB), rST)
 	a.Bind(same)
 	l.setX(o.rd, rax)
-	wake, done := newLabel(), newLabel()
+	done := newLabel()
 	a.TestRI(rcx, mstatusSIE)
 	a.Jcc(ccE, done)
-	a.Load64(rdx, at(rH, offMip))
-	a.ALURM(aluAnd, rdx, at(rH, offMie))
-	a.Jcc(ccNE, wake)
+	l.leaveIfInterruptReady(o)
 	a.Bind(done)
-	next := int64(o.off) + int64(o.len)
-	l.cold = append(l.cold, func() {
-		a.Bind(wake)
-		a.ALURI(aluAdd, rPC, int32(next))
-		a.Jmp(l.exitB)
-	})
 }
 
 // machineRead lowers a read of mhartid or mstatus (csrr, no write), in
@@ -1321,20 +1313,12 @@ func (l *lowering) mstatusWrite(o *op, k int) {
 	a.Jcc(ccNE, leave)
 	a.Store64(at(rH, offMstatus), rcx)
 	l.setX(o.rd, rax)
-	wake, done := newLabel(), newLabel()
+	done := newLabel()
 	a.ALURR(aluAnd, rdx, rcx) // the bits that were set
 	a.TestRI(rdx, mstatusMIE|mstatusSIE)
 	a.Jcc(ccE, done)
-	a.Load64(rdx, at(rH, offMip))
-	a.ALURM(aluAnd, rdx, at(rH, offMie))
-	a.Jcc(ccNE, wake)
+	l.leaveIfInterruptReady(o)
 	a.Bind(done)
-	next := int64(o.off) + int64(o.len)
-	l.cold = append(l.cold, func() {
-		a.Bind(wake)
-		a.ALURI(aluAdd, rPC, int32(next))
-		a.Jmp(l.exitB)
-	})
 }
 
 // csrSource puts a CSR write's source in rcx: rs1, or the immediate.
@@ -1461,6 +1445,15 @@ func (l *lowering) interruptCSR(o *op, k int) {
 		a.ALURR(aluOr, rax, rcx) // SEIP: seipSW or seipLine
 		a.Store64(at(rH, offMip), rax)
 	}
+	l.leaveIfInterruptReady(o)
+}
+
+// leaveIfInterruptReady leaves translated code at the boundary after o
+// (rdx clobbered) when an interrupt is pending and enabled in mie, so
+// that the run loop checks it there as it does after the interpreter's
+// block: after a write that may have enabled one.
+func (l *lowering) leaveIfInterruptReady(o *op) {
+	a := &l.a
 	wake := newLabel()
 	a.Load64(rdx, at(rH, offMip))
 	a.ALURM(aluAnd, rdx, at(rH, offMie))
