@@ -18,6 +18,7 @@ import (
 	"everett/emu/board"
 	"everett/emu/enginecheck"
 	"everett/explorer"
+	"everett/internal/hostfile"
 	"everett/isa"
 )
 
@@ -217,7 +218,7 @@ func runSpec(args []string, f runFlags) (*board.Spec, error) {
 // readImage reads the image a flag names (flag "": the program argument)
 // into a board.Image with its absolute path.
 func readImage(flag, path string) (*board.Image, error) {
-	b, err := readInput(path)
+	b, err := hostfile.Read(path)
 	if err != nil {
 		if flag == "" {
 			return nil, usageErr("%v", err)

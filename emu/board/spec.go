@@ -12,6 +12,7 @@ import (
 	"everett/devices/virtio/blk"
 	"everett/devices/virtio/net"
 	"everett/emu"
+	"everett/internal/hostfile"
 )
 
 // Spec describes a machine completely and serializably: the board, its
@@ -64,7 +65,7 @@ var ErrImageChanged = errors.New("image differs from the one recorded")
 
 // NewImage reads path and records its hash.
 func NewImage(path string) (*Image, error) {
-	b, err := readImage(path)
+	b, err := hostfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

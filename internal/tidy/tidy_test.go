@@ -46,8 +46,6 @@ var allowed = map[string]string{
 	"emu/block.go sync/atomic":        "the slots and JIT fields of code pages shared by the machines holding a page no machine writes in place; a block is a pure function of that page, and its JIT fields only choose the engine's path, never guest state",
 	"emu/sharedcode.go sync":          "the lock of the process-wide cache of blocks decoded from shared pages; a block is a pure function of a page no machine writes in place, so sharing never reaches guest state",
 	"emu/board/spec.go os":            "a spec's images are read and hashed before the universe starts (Build takes loaded images)",
-	"emu/board/readimage_linux.go os": "NewImage's reader of large images (spec.go): read before the universe starts",
-	"emu/board/readimage_other.go os": "NewImage's reader of large images (spec.go): read before the universe starts",
 }
 
 func repoRoot(t *testing.T) string {

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package main
-
-import "os"
-
-// readInput reads the file at path whole.
-func readInput(path string) ([]byte, error) { return os.ReadFile(path) }
