@@ -218,7 +218,7 @@ func runSpec(args []string, f runFlags) (*board.Spec, error) {
 // readImage reads the image a flag names (flag "": the program argument)
 // into a board.Image with its absolute path.
 func readImage(flag, path string) (*board.Image, error) {
-	b, err := hostfile.Read(path)
+	b, err := hostfile.ReadOnce(path)
 	if err != nil {
 		if flag == "" {
 			return nil, usageErr("%v", err)

@@ -17,12 +17,19 @@ const (
 	smallPage = 4096
 )
 
-// Read reads the file at path whole. A regular file of HugeBytes or more
-// is read into anonymous memory outside Go's heap (see HugeBytes and
-// SparseBytes). That memory is never unmapped, as the slice may be held
-// anywhere: a process reads its inputs a few times, and they belong to it
-// for the rest of its life. The slice is the caller's to write.
-func Read(path string) ([]byte, error) {
+// Read reads the file at path whole; a regular file of SparseBytes or
+// more goes into anonymous memory outside Go's heap with only its non-zero
+// pages written. That memory is never unmapped, as the slice may be held
+// anywhere; its zero pages cost nothing. The slice is the caller's to
+// write.
+func Read(path string) ([]byte, error) { return read(path, false) }
+
+// ReadOnce is Read for a file a process reads once (the command line's
+// images): from HugeBytes on it also leaves Go's heap, for memory that may
+// be backed by 2 MiB pages, and that memory too is never unmapped.
+func ReadOnce(path string) ([]byte, error) { return read(path, true) }
+
+func read(path string, huge bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -33,10 +40,10 @@ func Read(path string) ([]byte, error) {
 		return nil, err
 	}
 	n := st.Size()
-	if !st.Mode().IsRegular() || n < HugeBytes || n > math.MaxInt-hugePage || n > 1<<40 {
+	sparse := n >= SparseBytes
+	if !st.Mode().IsRegular() || n < HugeBytes || !huge && !sparse || n > math.MaxInt-hugePage || n > 1<<40 {
 		return io.ReadAll(f)
 	}
-	sparse := n >= SparseBytes
 	extra := int64(hugePage) // room to start at an aligned 2 MiB range
 	if sparse {
 		extra = 0
