@@ -1,6 +1,7 @@
 package litmus
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,6 +168,19 @@ func TestLitmusOracleJudgesTheSuitesMisalignedMixedSizeTests(t *testing.T) {
 			}
 			if got := r.Verdict(tt.Quant); got != w[k] {
 				t.Errorf("%s under %s: %v, want %v", name, model, got, w[k])
+			}
+			if model != ModelSC {
+				continue
+			}
+			// The second SC oracle, every interleaving of whole
+			// instructions, reaches the same states.
+			il, err := interleavings(tt)
+			if err != nil {
+				t.Errorf("%s: interleavings: %v", name, err)
+				continue
+			}
+			if !maps.Equal(il, r.States) {
+				t.Errorf("%s: %d states by interleaving, %d by the sc oracle", name, len(il), len(r.States))
 			}
 		}
 	}
