@@ -133,8 +133,11 @@ func ilStep(o *oracle, s *ilState, th int) ([]*ilState, error) {
 			x[in.Rd] = v
 		}
 	}
+	// A plain load or store may be misaligned (each instruction is
+	// performed whole); an atomic or annotated one traps.
+	plain := !in.AQ && !in.RL && (in.Op >= isa.LB && in.Op <= isa.LWU || in.Op >= isa.SB && in.Op <= isa.SD)
 	mem := func(a uint64, size int) (int, error) {
-		if a < o.lo || a+uint64(size) > o.hi || a&uint64(size-1) != 0 {
+		if a < o.lo || a+uint64(size) > o.hi || a&uint64(size-1) != 0 && !plain {
 			return 0, fmt.Errorf("P%d: access %#x", th, a)
 		}
 		return int(a - o.lo), nil

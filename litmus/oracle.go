@@ -36,6 +36,21 @@ import (
 //     for sc, acyclic po | rf | co | fr; for rvwmo, acyclic ppo | rfe |
 //     co | fr with the thirteen rules of preserved program order.
 //
+// Mixed sizes: an aligned access is one event, single-copy atomic, which
+// reads each of its bytes from some store of that byte (the load value
+// axiom is per byte); coherence orders the stores of each overlapping
+// group, so per byte. A misaligned plain load or store is, under rvwmo,
+// one event per byte ("a misaligned load or store instruction may be
+// decomposed into a set of component memory operations of any
+// granularity", RVWMO chapter, "Memory Model Primitives"; bytes allow
+// every outcome a coarser decomposition does): the bytes are unordered
+// with each other and ordered with the events of other instructions by
+// the rules as any event is (each overlaps what its byte overlaps, and
+// each carries the instruction's dependencies). Under sc a misaligned
+// access stays one event: sc is sequential consistency over whole
+// instructions, as the sc machine performs them. A misaligned LR, SC,
+// AMO, load-acquire or store-release traps on the machine and is refused.
+//
 // One ordering beyond the thirteen rules: a fence.i after a control
 // dependency on a load orders that load before every later access, as
 // the suite's generator takes it (its SAFE ctrlfencei tests; the RVWMO
@@ -117,6 +132,8 @@ type oEvent struct {
 	size       uint8
 	aq, rl     bool
 	atomic     bool // a store of an AMO or an SC (rule 3), or an AMO's load
+	part       bool // one byte of a misaligned load or store (rvwmo only)
+	step       int  // the instruction that made the event: its place on the thread's path
 	tso        bool // fence.tso
 	fenceI     bool // fence.i: orders the loads of its ctrlDep before what follows
 	pred, succ uint8
@@ -261,13 +278,51 @@ func (o *oracle) fail(format string, a ...any) {
 	}
 }
 
-// access checks an access of the data area and returns its offset.
-func (o *oracle) access(th int, a uint64, size int) (int, bool) {
-	if a < o.lo || a+uint64(size) > o.hi || a&uint64(size-1) != 0 {
-		o.fail("P%d: an access of %d bytes at %#x is not an aligned access of a location", th, size, a)
+// access checks an access of the data area and returns its offset. A
+// misaligned access is followed for a plain load or store (misaligned
+// says so); an LR, SC, AMO, load-acquire or store-release must be
+// aligned, as the machine raises an address-misaligned exception for
+// them, which the oracle does not follow.
+func (o *oracle) access(th int, a uint64, size int, misaligned bool) (int, bool) {
+	switch {
+	case a < o.lo || a+uint64(size) > o.hi:
+		o.fail("P%d: an access of %d bytes at %#x is outside the test's locations", th, size, a)
+		return 0, false
+	case a&uint64(size-1) != 0 && !misaligned:
+		o.fail("P%d: a misaligned atomic or annotated access of %d bytes at %#x (it traps)", th, size, a)
 		return 0, false
 	}
 	return int(a - o.lo), true
+}
+
+// split reports whether a plain access of size bytes at a becomes one
+// event per byte: under rvwmo when it is misaligned ("a misaligned load or
+// store instruction may be decomposed into a set of component memory
+// operations of any granularity", RVWMO chapter, "Memory Model
+// Primitives"; bytes are the finest, so they allow every outcome a
+// coarser split does). Under sc the instruction stays one event: sc is
+// sequential consistency over instructions, each performed whole, as the
+// sc machine performs them.
+func (o *oracle) split(a uint64, size int) bool {
+	return o.model == ModelRVWMO && a&uint64(size-1) != 0
+}
+
+// addAccess adds the events of a plain load or store e of e.size bytes
+// whose value is e.val: e itself, or e.size byte events when split says
+// so. It returns the loads' bits (for taints).
+func (s *oPath) addAccess(e oEvent, split bool) uint64 {
+	e.step = s.steps
+	if !split {
+		return 1 << s.add(e)
+	}
+	var bits uint64
+	for k := range uint64(e.size) {
+		p := e
+		p.size, p.part = 1, true
+		p.addr, p.val = e.addr+k, e.val>>(8*k)&0xff
+		bits |= 1 << s.add(p)
+	}
+	return bits
 }
 
 // values lists what a load of size bytes at offset off may return.
@@ -380,36 +435,37 @@ func (o *oracle) run(th int, s oPath) {
 			isa.LB_AQ, isa.LH_AQ, isa.LW_AQ, isa.LD_AQ:
 			size, kind := loadShape(in.Op)
 			a := rs1 + uint64(in.Imm)
-			off, ok := o.access(th, a, size)
+			plain := !in.AQ && !in.RL
+			off, ok := o.access(th, a, size, plain)
 			if !ok {
 				return
 			}
 			e := oEvent{kind: evR, size: uint8(size), addr: a, aq: in.AQ, rl: in.RL, pair: oracleNoPair,
 				addrDep: tn[in.Rs1], ctrlDep: s.ctrl}
+			split := o.split(a, size)
 			vals := o.values(off, size)
 			for _, v := range vals {
 				c := s
 				c.pc = next
 				e.val = v
-				i := c.add(e)
-				c.set(in.Rd, extendLoad(kind, v), 1<<i)
+				c.set(in.Rd, extendLoad(kind, v), c.addAccess(e, split))
 				o.run(th, c)
 			}
 			return
 		case isa.SB, isa.SH, isa.SW, isa.SD, isa.SB_RL, isa.SH_RL, isa.SW_RL, isa.SD_RL:
 			size := storeSize(in.Op)
 			a := rs1 + uint64(in.Imm)
-			off, ok := o.access(th, a, size)
+			off, ok := o.access(th, a, size, !in.AQ && !in.RL)
 			if !ok {
 				return
 			}
 			v := rs2 & sizeMask(size)
 			o.store(off, size, v)
-			s.add(oEvent{kind: evW, size: uint8(size), addr: a, val: v, aq: in.AQ, rl: in.RL, pair: oracleNoPair,
-				addrDep: tn[in.Rs1], dataDep: tn[in.Rs2], ctrlDep: s.ctrl})
+			s.addAccess(oEvent{kind: evW, size: uint8(size), addr: a, val: v, aq: in.AQ, rl: in.RL, pair: oracleNoPair,
+				addrDep: tn[in.Rs1], dataDep: tn[in.Rs2], ctrlDep: s.ctrl}, o.split(a, size))
 		case isa.LR_W, isa.LR_D:
 			size := amoSize(in.Op)
-			off, ok := o.access(th, rs1, size)
+			off, ok := o.access(th, rs1, size, false)
 			if !ok {
 				return
 			}
@@ -427,7 +483,7 @@ func (o *oracle) run(th int, s oPath) {
 			return
 		case isa.SC_W, isa.SC_D:
 			size := amoSize(in.Op)
-			off, ok := o.access(th, rs1, size)
+			off, ok := o.access(th, rs1, size, false)
 			if !ok {
 				return
 			}
@@ -450,7 +506,7 @@ func (o *oracle) run(th int, s oPath) {
 			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
 			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
 			size := amoSize(in.Op)
-			off, ok := o.access(th, rs1, size)
+			off, ok := o.access(th, rs1, size, false)
 			if !ok {
 				return
 			}
@@ -1076,6 +1132,14 @@ func (c *cand) readsFrom(th, i, j int) bool {
 func (c *cand) ordered(th, i, j int) bool {
 	ev := c.trs[th].ev
 	a, b := &ev[i], &ev[j]
+	if a.part && b.part && a.step == b.step {
+		// Bytes of one misaligned access: "not ordered with respect to
+		// each other in program order" (RVWMO chapter, "Memory Model
+		// Primitives"); no rule below would order them anyway (they do
+		// not overlap, carry no annotation and depend on nothing the
+		// other reads).
+		return false
+	}
 	bit := uint64(1) << i
 	switch {
 	case b.kind == evW && overlap(a, b): // 1
