@@ -882,7 +882,18 @@ func (h *Hart) wmoStoreOp(vpc uint64, o *op, i, size int) int {
 	w := h.w
 	dep := w.taintOf(regBit(o.rs1) | regBit(o.rs2))
 	w.ctrl |= w.taintOf(regBit(o.rs1))
-	h.wmoBuffer(pa, size, h.x[o.rs2], false, dep)
+	v := h.x[o.rs2]
+	if pa&uint64(size-1) != 0 {
+		// A misaligned store is one store per byte, unordered among
+		// themselves (RVWMO chapter, "misaligned accesses may be
+		// decomposed into ... memory operations of any granularity"):
+		// other harts may see its bytes become visible in any order.
+		for k := range size {
+			h.wmoBuffer(pa+uint64(k), 1, v>>(8*k), false, dep)
+		}
+		return wmoDone
+	}
+	h.wmoBuffer(pa, size, v, false, dep)
 	return wmoDone
 }
 
