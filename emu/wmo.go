@@ -118,6 +118,7 @@ type wmoStore struct {
 	v    uint64
 	size uint8
 	rel  bool   // a Zalasr store-release: drains only as the oldest entry (rule 6); an acquire drains it first (rule 7)
+	amo  bool   // (with rel) an amoswap.rl with rd = x0: the hart's own later loads of its bytes wait for it to drain (rule 3)
 	gen  uint32 // barrier generation: entries of a later generation wait for every earlier one
 	seq  uint64 // the hart's count of buffered stores before this one
 	// wait: registers of deferred loads this store may not become visible
@@ -404,6 +405,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
 			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,
 			isa.AMOMIN_D, isa.AMOMAX_D, isa.AMOMINU_D, isa.AMOMAXU_D:
+			if r = h.wmoSwapRelease(vpc, o, i); r != wmoSlow {
+				break
+			}
 			if !h.wmoAtomicMayPass(o) {
 				h.wmoSettle()
 			}
@@ -718,6 +722,7 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	w, mw := h.w, h.m.wmo
 	after := w.taintOf(regBit(o.rs1)) // an address dependency on them (rule 9)
 	h.wmoResolveOverlap(pa, size)     // CoRR: loads of a byte in program order
+	h.wmoDrainAMOs(pa, size)
 	h.wmoResolveForwarded(pa, size)
 	after &= w.pend
 	w.setTaint(o.rd, 0)
@@ -1170,6 +1175,19 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 	}
 }
 
+// storeKind is how a store-buffer entry's kind is saved: 0 plain, 1 a
+// store-release, 2 an AMO's store-release (a file saved before AMOs were
+// buffered has only 0 and 1, as the boolean it was: it reads as it did).
+func storeKind(rel, amo bool) uint8 {
+	switch {
+	case amo:
+		return 2
+	case rel:
+		return 1
+	}
+	return 0
+}
+
 // overlaps reports whether [a, a+n) and [b, b+m) share a byte.
 func overlaps(a uint64, n int, b uint64, m int) bool {
 	return a < b+uint64(m) && b < a+uint64(n)
@@ -1224,7 +1242,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U64(s.pa)
 			e.U64(s.v)
 			e.U8(s.size)
-			e.Bool(s.rel)
+			e.U8(storeKind(s.rel, s.amo))
 			e.U32(s.gen)
 			e.U64(s.seq)
 			e.U64(s.wait)
@@ -1282,7 +1300,13 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			break
 		}
 		for k := 0; k < hs.ns; k++ {
-			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8(), rel: d.Bool(), gen: d.U32(), seq: d.U64(), wait: d.U64(), dep: d.U64()}
+			s := wmoStore{pa: d.U64(), v: d.U64(), size: d.U8()}
+			kind := d.U8()
+			s.gen, s.seq, s.wait, s.dep = d.U32(), d.U64(), d.U64(), d.U64()
+			if kind > 2 {
+				d.Fail("hart %d: store-buffer entry %d of kind %d", i, k, kind)
+			}
+			s.rel, s.amo = kind >= 1, kind == 2
 			if !wmoAccessOK(m, s.pa, s.size) || (k > 0 && s.gen < hs.st[k-1].gen) {
 				d.Fail("hart %d: store-buffer entry %d", i, k)
 			}

@@ -131,3 +131,51 @@ func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
 	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
 	return wmoDone
 }
+
+// wmoSwapRelease issues an amoswap.w.rl or amoswap.d.rl with rd = x0 (no
+// aq) under rvwmo as a store-release in the buffer: the swap's read
+// returns nothing anyone sees, and its write lands whole when the entry
+// drains, so buffering it is the AMO performed then, read and write at
+// one point of the global memory order (the atomicity axiom). As for
+// wmoStoreRelease, every earlier access is performed before it (rule 6:
+// earlier loads resolve now, earlier stores drain first), and later
+// accesses may pass it, which RVWMO allows; only a later acquire or AMO
+// drains it first (rule 7), and a later load of its bytes waits for it to
+// drain instead of reading it from the buffer (rule 3: a load that
+// returns an AMO's value follows the AMO). Any other AMO, a misaligned
+// address (it traps) or an access the model does not buffer: wmoSlow.
+func (h *Hart) wmoSwapRelease(vpc uint64, o *op, i int) int {
+	if (o.kind != isa.AMOSWAP_W && o.kind != isa.AMOSWAP_D) || o.rd != regSink || o.raw>>26&1 != 0 || o.raw>>25&1 == 0 {
+		return wmoSlow
+	}
+	size := 4
+	if o.kind == isa.AMOSWAP_D {
+		size = 8
+	}
+	if h.x[o.rs1]&uint64(size-1) != 0 || h.w.lr != 0 {
+		return wmoSlow
+	}
+	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
+	if r != wmoDone {
+		return r
+	}
+	h.wmoResolveAll()
+	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
+	h.w.st[h.w.ns-1].amo = true
+	return wmoDone
+}
+
+// wmoDrainAMOs drains the buffer, in order, up to the youngest AMO entry
+// a load of [pa, pa+size) overlaps (rule 3).
+func (h *Hart) wmoDrainAMOs(pa uint64, size int) {
+	w := h.w
+	last := -1
+	for k := 0; k < w.ns; k++ {
+		if s := &w.st[k]; s.amo && overlaps(s.pa, int(s.size), pa, size) {
+			last = k
+		}
+	}
+	for ; last >= 0; last-- {
+		h.wmoDrain(0)
+	}
+}
