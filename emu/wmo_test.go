@@ -342,14 +342,7 @@ var wmoCtrlProgram = []string{
 // exactly from a snapshot taken while they wait. The hart still reads its
 // own store at once.
 func TestWaitingStoresAndReleasesAreInSnapshotsAndHashes(t *testing.T) {
-	build := func(seed uint64) *Machine {
-		return mustBuild(t, programBuild(t, wmoCtrlProgram, 2, 7, func(m *Machine) {
-			m.cfg.Seed = seed
-			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
-				t.Fatal(err)
-			}
-		}))
-	}
+	build := rvwmoProgram(t, wmoCtrlProgram)
 	waiting := func(m *Machine) (wait, rel bool) {
 		for _, h := range m.harts {
 			for _, s := range h.w.st[:h.w.ns] {
@@ -371,31 +364,13 @@ func TestWaitingStoresAndReleasesAreInSnapshotsAndHashes(t *testing.T) {
 		if w, _ := waiting(b); !w {
 			continue // this seed defers too little
 		}
-		snap := b.Snapshot()
-		c := build(99)
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		if c.StateHash() != b.StateHash() {
-			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
-		}
-		before := c.StateHash()
-		for _, hh := range c.harts {
-			for k := range hh.w.st[:hh.w.ns] {
-				hh.w.st[k].wait = 0
+		checkSnapshotCarries(t, build, seed, at, a, b, "a store's wait mask", func(m *Machine) {
+			for _, hh := range m.harts {
+				for k := range hh.w.st[:hh.w.ns] {
+					hh.w.st[k].wait = 0
+				}
 			}
-		}
-		if c.StateHash() == before {
-			t.Fatalf("seed %d: the hash does not cover a store's wait mask", seed)
-		}
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		a.Run(60_000)
-		c.Run(60_000)
-		if a.StateHash() != c.StateHash() {
-			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
-		}
+		})
 		for _, hh := range a.harts {
 			if hh.w.nl > 0 {
 				hh.wmoResolveAll()
@@ -517,14 +492,7 @@ var wmoTaintProgram = []string{
 // does are state that a snapshot carries and the state hash covers; a run
 // continues exactly from a snapshot taken while they are live.
 func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
-	build := func(seed uint64) *Machine {
-		return mustBuild(t, programBuild(t, wmoTaintProgram, 2, 7, func(m *Machine) {
-			m.cfg.Seed = seed
-			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
-				t.Fatal(err)
-			}
-		}))
-	}
+	build := rvwmoProgram(t, wmoTaintProgram)
 	live := func(m *Machine) (taint, dep, after bool) {
 		for _, h := range m.harts {
 			taint = taint || h.w.tainted != 0
@@ -553,31 +521,13 @@ func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
 		if at == 20_000 {
 			continue // this seed defers too little
 		}
-		snap := b.Snapshot()
-		c := build(99)
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		if c.StateHash() != b.StateHash() {
-			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
-		}
-		before := c.StateHash()
-		for _, hh := range c.harts {
-			if hh.w.tainted != 0 {
-				hh.w.tainted, hh.w.taint = 0, [32]uint64{}
+		checkSnapshotCarries(t, build, seed, at, a, b, "tainted registers", func(m *Machine) {
+			for _, hh := range m.harts {
+				if hh.w.tainted != 0 {
+					hh.w.tainted, hh.w.taint = 0, [32]uint64{}
+				}
 			}
-		}
-		if c.StateHash() == before {
-			t.Fatalf("seed %d: the hash does not cover tainted registers", seed)
-		}
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		a.Run(60_000)
-		c.Run(60_000)
-		if a.StateHash() != c.StateHash() {
-			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
-		}
+		})
 		for _, hh := range a.harts {
 			if s1 := hh.X(9); s1 != 0 {
 				t.Errorf("seed %d hart %d: %d re-reads missed the own store", seed, hh.ID, s1)
@@ -616,14 +566,7 @@ var wmoLRSCProgram = []string{
 // carries and the state hash covers; a run continues exactly from a
 // snapshot taken while one is pending.
 func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
-	build := func(seed uint64) *Machine {
-		return mustBuild(t, programBuild(t, wmoLRSCProgram, 2, 7, func(m *Machine) {
-			m.cfg.Seed = seed
-			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
-				t.Fatal(err)
-			}
-		}))
-	}
+	build := rvwmoProgram(t, wmoLRSCProgram)
 	pending := func(m *Machine) (lr, pair bool) {
 		for _, h := range m.harts {
 			for _, l := range h.w.ld[:h.w.nl] {
@@ -647,31 +590,13 @@ func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
 		if at == 20_000 {
 			continue
 		}
-		snap := b.Snapshot()
-		c := build(99)
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		if c.StateHash() != b.StateHash() {
-			t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
-		}
-		before := c.StateHash()
-		for _, hh := range c.harts {
-			for k := range hh.w.ld[:hh.w.nl] {
-				hh.w.ld[k].fromLR = !hh.w.ld[k].fromLR
+		checkSnapshotCarries(t, build, seed, at, a, b, "a deferred LR", func(m *Machine) {
+			for _, hh := range m.harts {
+				for k := range hh.w.ld[:hh.w.nl] {
+					hh.w.ld[k].fromLR = !hh.w.ld[k].fromLR
+				}
 			}
-		}
-		if c.StateHash() == before {
-			t.Fatalf("seed %d: the hash does not cover a deferred LR", seed)
-		}
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		a.Run(60_000)
-		c.Run(60_000)
-		if a.StateHash() != c.StateHash() {
-			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
-		}
+		})
 		for _, hh := range a.harts {
 			if hh.X(9) > hh.X(10)/2 {
 				t.Errorf("seed %d hart %d: %d of %d SCs failed", seed, hh.ID, hh.X(9), hh.X(10))
@@ -799,14 +724,7 @@ var wmoSwapProgram = []string{
 // it, a run continues exactly from a snapshot taken while it waits, and
 // the hart's own later load of its word reads the swapped value.
 func TestBufferedSwapReleasesAreInSnapshotsAndHashes(t *testing.T) {
-	build := func(seed uint64) *Machine {
-		return mustBuild(t, programBuild(t, wmoSwapProgram, 2, 7, func(m *Machine) {
-			m.cfg.Seed = seed
-			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
-				t.Fatal(err)
-			}
-		}))
-	}
+	build := rvwmoProgram(t, wmoSwapProgram)
 	amo := func(m *Machine) bool {
 		for _, h := range m.harts {
 			for _, s := range h.w.st[:h.w.ns] {
@@ -826,31 +744,17 @@ func TestBufferedSwapReleasesAreInSnapshotsAndHashes(t *testing.T) {
 		if !amo(b) {
 			continue // this seed drains too soon
 		}
-		snap := b.Snapshot()
 		c := build(99)
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
+		if err := c.RestoreSnapshot(b.Snapshot()); err != nil || !amo(c) {
+			t.Fatalf("seed %d: restored (%v) without the AMO entry", seed, err)
 		}
-		if c.StateHash() != b.StateHash() || !amo(c) {
-			t.Fatalf("seed %d: restored hash %x (an AMO entry: %v), want %x", seed, c.StateHash(), amo(c), b.StateHash())
-		}
-		before := c.StateHash()
-		for _, hh := range c.harts {
-			for k := range hh.w.st[:hh.w.ns] {
-				hh.w.st[k].amo = false
+		checkSnapshotCarries(t, build, seed, at, a, b, "a store's AMO flag", func(m *Machine) {
+			for _, hh := range m.harts {
+				for k := range hh.w.st[:hh.w.ns] {
+					hh.w.st[k].amo = false
+				}
 			}
-		}
-		if c.StateHash() == before {
-			t.Fatalf("seed %d: the hash does not cover a store's AMO flag", seed)
-		}
-		if err := c.RestoreSnapshot(snap); err != nil {
-			t.Fatal(err)
-		}
-		a.Run(60_000)
-		c.Run(60_000)
-		if a.StateHash() != c.StateHash() {
-			t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
-		}
+		})
 		for _, hh := range a.harts {
 			if s1 := hh.X(9); s1 != 0 {
 				t.Errorf("seed %d hart %d: %d reads of the own word missed the swap", seed, hh.ID, s1)
@@ -859,4 +763,47 @@ func TestBufferedSwapReleasesAreInSnapshotsAndHashes(t *testing.T) {
 		return
 	}
 	t.Fatal("no seed of 20 had a swap waiting in the buffer")
+}
+
+// rvwmoProgram builds machines of 2 harts running program under rvwmo
+// with quantum 7, from a seed.
+func rvwmoProgram(t *testing.T, program []string) func(seed uint64) *Machine {
+	return func(seed uint64) *Machine {
+		return mustBuild(t, programBuild(t, program, 2, 7, func(m *Machine) {
+			m.cfg.Seed = seed
+			if err := m.SetMemoryModel(ModelRVWMO); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+}
+
+// checkSnapshotCarries checks, for b (built from seed, run to at) and a (its
+// twin, not run yet), that a snapshot of b restores into a machine built
+// from another seed with b's state hash, that erasing what (erase) changes
+// the hash, and that b's run continues exactly from the snapshot: a run
+// straight to 60,000 instructions ends as one restored from it.
+func checkSnapshotCarries(t *testing.T, build func(uint64) *Machine, seed, at uint64, a, b *Machine, what string, erase func(*Machine)) {
+	t.Helper()
+	snap := b.Snapshot()
+	c := build(99)
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if c.StateHash() != b.StateHash() {
+		t.Fatalf("seed %d: restored hash %x, want %x", seed, c.StateHash(), b.StateHash())
+	}
+	before := c.StateHash()
+	erase(c)
+	if c.StateHash() == before {
+		t.Fatalf("seed %d: the hash does not cover %s", seed, what)
+	}
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	a.Run(60_000)
+	c.Run(60_000)
+	if a.StateHash() != c.StateHash() {
+		t.Fatalf("seed %d: straight run %x, snapshot at %d and restore %x", seed, a.StateHash(), at, c.StateHash())
+	}
 }
