@@ -1,16 +1,16 @@
 package emu
 
 import (
+	"slices"
 	"testing"
 
 	"everett/isa"
 )
 
-// wmoProgram: each hart counts in a0, stores the count to its own word and
-// adds the other hart's word to s0, forever; it re-reads its own word and
-// counts in s1 the times it did not see its own last store (never: a hart
-// observes its own accesses in program order).
-var wmoProgram = []string{
+// wmoTwoWords starts the two-hart programs below: a3 is the hart's own
+// word and a4 the other hart's, 64 bytes apart at 0x8001_0000; the next
+// instruction is at 0x80000028.
+var wmoTwoWords = []string{
 	"csrr t0,mhartid", // 80000000
 	"slli t1,t0,6",
 	"xori t2,t0,1",
@@ -21,6 +21,13 @@ var wmoProgram = []string{
 	"add t3,t3,t4", // t3 = 0x8001_0000
 	"add a3,t3,t1", // 80000020: own word
 	"add a4,t3,t2", // the other's
+}
+
+// wmoProgram: each hart counts in a0, stores the count to its own word and
+// adds the other hart's word to s0, forever; it re-reads its own word and
+// counts in s1 the times it did not see its own last store (never: a hart
+// observes its own accesses in program order).
+var wmoProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a0,zero,0",
 	"addi s0,zero,0",
 	"addi s1,zero,0", // 80000030
@@ -32,7 +39,7 @@ var wmoProgram = []string{
 	"beq a2,a0,80000050",
 	"addi s1,s1,1",
 	"j 80000034", // 80000050
-}
+})
 
 func wmoBuild(t *testing.T, model MemoryModel, seed uint64) func() (*Machine, error) {
 	return programBuild(t, wmoProgram, 2, 97, func(m *Machine) {
@@ -311,17 +318,7 @@ func TestRandomCodeUnderRVWMONeverCrashesTheHost(t *testing.T) {
 // waits for the load), re-reads it (forwarded at once), counts in s1 the
 // re-reads that missed it (never), then a store-release and a
 // load-acquire.
-var wmoCtrlProgram = []string{
-	"csrr t0,mhartid", // 80000000
-	"slli t1,t0,6",
-	"xori t2,t0,1",
-	"slli t2,t2,6",
-	"addi t3,zero,1", // 80000010
-	"slli t3,t3,31",
-	"lui t4,0x10",
-	"add t3,t3,t4",         // t3 = 0x8001_0000
-	"add a3,t3,t1",         // 80000020: own word
-	"add a4,t3,t2",         // the other's
+var wmoCtrlProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a6,a3,8",         // own release word (registers start at 0)
 	"addi a7,a4,8",         // the other's
 	"addi a0,a0,1",         // 80000030: loop
@@ -334,7 +331,7 @@ var wmoCtrlProgram = []string{
 	"sw.rl a0,(a6)", // 8000004c
 	"lw.aq a5,(a7)", // 80000050
 	"j 80000030",
-}
+})
 
 // A store after a control dependency waits in the buffer for the load it
 // depends on, and a store-release waits there flagged: both are state that
@@ -461,17 +458,7 @@ func TestAHartExecutesTheCodeItWroteUnderRVWMO(t *testing.T) {
 // release word; a false data dependency feeds a second store, which it
 // re-reads (forwarded at once), counting in s1 the re-reads that missed
 // it (never).
-var wmoTaintProgram = []string{
-	"csrr t0,mhartid", // 80000000
-	"slli t1,t0,6",
-	"xori t2,t0,1",
-	"slli t2,t2,6",
-	"addi t3,zero,1", // 80000010
-	"slli t3,t3,31",
-	"lui t4,0x10",
-	"add t3,t3,t4", // t3 = 0x8001_0000
-	"add a3,t3,t1", // 80000020: own word
-	"add a4,t3,t2", // the other's
+var wmoTaintProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a6,a3,8", // own second word
 	"addi a0,a0,1", // 8000002c: loop
 	"lw a1,0(a4)",  // 80000030
@@ -485,7 +472,7 @@ var wmoTaintProgram = []string{
 	"beq s2,t6,80000058", // 80000050
 	"addi s1,s1,1",
 	"j 8000002c", // 80000058
-}
+})
 
 // Registers computed from a deferred load without its value (tainted),
 // stores whose address or data depends on them and loads whose address
@@ -542,17 +529,7 @@ func TestTaintedRegistersAreInSnapshotsAndHashes(t *testing.T) {
 // wmoLRSCProgram: each hart counts in a0, runs an LR/SC pair on the other
 // hart's word that writes back what it read, then stores its count to its
 // own word, forever; s1 counts the SCs that failed.
-var wmoLRSCProgram = []string{
-	"csrr t0,mhartid", // 80000000
-	"slli t1,t0,6",
-	"xori t2,t0,1",
-	"slli t2,t2,6",
-	"addi t3,zero,1", // 80000010
-	"slli t3,t3,31",
-	"lui t4,0x10",
-	"add t3,t3,t4", // t3 = 0x8001_0000
-	"add a3,t3,t1", // 80000020: own word
-	"add a4,t3,t2", // the other's
+var wmoLRSCProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a0,a0,1", // 80000028: loop
 	"lr.w a1,(a4)",
 	"sc.w a2,a1,(a4)", // 80000030
@@ -560,7 +537,7 @@ var wmoLRSCProgram = []string{
 	"beq a2,zero,80000040",
 	"addi s1,s1,1",
 	"j 80000028", // 80000040
-}
+})
 
 // A deferred LR, alone or paired with its SC, is state that a snapshot
 // carries and the state hash covers; a run continues exactly from a
@@ -610,23 +587,13 @@ func TestDeferredLRSCPairsAreInSnapshotsAndHashes(t *testing.T) {
 
 // wmoFenceProgram: each hart stores its count to its own word, loads the
 // other's, and fences, forever.
-var wmoFenceProgram = []string{
-	"csrr t0,mhartid", // 80000000
-	"slli t1,t0,6",
-	"xori t2,t0,1",
-	"slli t2,t2,6",
-	"addi t3,zero,1", // 80000010
-	"slli t3,t3,31",
-	"lui t4,0x10",
-	"add t3,t3,t4", // t3 = 0x8001_0000
-	"add a3,t3,t1", // 80000020: own word
-	"add a4,t3,t2", // the other's
+var wmoFenceProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a0,a0,1", // 80000028: loop
 	"sw a0,0(a3)",
 	"lw a1,0(a4)", // 80000030
 	"fence rw,rw",
 	"j 80000028",
-}
+})
 
 // With fence waits on, a hart with accesses pending may end its turn at a
 // fence: the same instructions take more virtual time. The switch and the
@@ -699,17 +666,7 @@ func TestFenceWaitsAreDrawnSnapshottedAndHashed(t *testing.T) {
 // amoswap.w.rl x0 (buffered as a store-release), read the other's word,
 // and read its own word back (rule 3: that load waits for the swap to
 // drain, so it returns the counter), counting misreads in s1.
-var wmoSwapProgram = []string{
-	"csrr t0,mhartid", // 80000000
-	"slli t1,t0,6",
-	"xori t2,t0,1",
-	"slli t2,t2,6",
-	"addi t3,zero,1", // 80000010
-	"slli t3,t3,31",
-	"lui t4,0x10",
-	"add t3,t3,t4", // t3 = 0x8001_0000
-	"add a3,t3,t1", // 80000020: own word
-	"add a4,t3,t2", // the other's
+var wmoSwapProgram = slices.Concat(wmoTwoWords, []string{
 	"addi a0,a0,1", // 80000028: loop
 	"amoswap.w.rl zero,a0,(a3)",
 	"lw a1,0(a4)", // 80000030
@@ -717,7 +674,7 @@ var wmoSwapProgram = []string{
 	"beq a2,a0,80000040",
 	"addi s1,s1,1",
 	"j 80000028", // 80000040
-}
+})
 
 // An amoswap.rl whose result is thrown away waits in the store buffer
 // flagged as an AMO: a snapshot carries the flag, the state hash covers
