@@ -1175,6 +1175,27 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 	}
 }
 
+// WMOVersion numbers the rvwmo model's behaviour: which reorderings it
+// performs for an instruction, and so which runs a seed gives under it. A
+// report of a universe that ran under another version of the model
+// cannot be replayed exactly (sc runs do not depend on it).
+//
+//	1: a misaligned store buffered as one store per byte, an amoswap.rl
+//	   with rd = x0 buffered as a store-release (2026-12-04)
+const WMOVersion = 1
+
+// WMOChange says what rvwmo model version v changed (0: a model from
+// before versions were recorded).
+func WMOChange(v int) string {
+	switch v {
+	case 0:
+		return "a model from before its versions were recorded"
+	case 1:
+		return "misaligned stores buffered per byte, amoswap.rl with rd = x0 buffered as a store-release"
+	}
+	return "unknown"
+}
+
 // storeKind is how a store-buffer entry's kind is saved: 0 plain, 1 a
 // store-release, 2 an AMO's store-release (a file saved before AMOs were
 // buffered has only 0 and 1, as the boolean it was: it reads as it did).

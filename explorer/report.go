@@ -32,7 +32,11 @@ type Report struct {
 	Version string `json:"everett_version,omitempty"` // of the everett that wrote it
 	// Machine is the emu.MachineVersion the report's universe ran on
 	// (absent: 1, before it was recorded).
-	Machine    int              `json:"machine_version,omitempty"`
+	Machine int `json:"machine_version,omitempty"`
+	// WMO is the emu.WMOVersion of the rvwmo model the universe ran
+	// under (absent: it ran under sc, or it was written before the
+	// model's versions were recorded).
+	WMO        int              `json:"rvwmo_version,omitempty"`
 	Signature  string           `json:"signature"`
 	Failure    Failure          `json:"failure"`
 	RootTrap   *RootTrap        `json:"root_trap,omitempty"`
@@ -70,6 +74,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 		Format:     ReportFormat,
 		Version:    buildinfo.Version(),
 		Machine:    emu.MachineVersion,
+		WMO:        wmoVersionOf(u.plan),
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
@@ -285,17 +290,31 @@ func (r *Report) machine() int {
 	return r.Machine
 }
 
-// checkMachine returns an error wrapping ErrReportVersion if the report's
-// universe ran on another machine version than this everett's: what its
-// guests saw differed, so it would not run again as it did.
-func (r *Report) checkMachine() error {
-	v := r.machine()
-	if v == emu.MachineVersion {
-		return nil
+// wmoVersionOf is the rvwmo model version a universe of plan p runs
+// under: 0 under sc.
+func wmoVersionOf(p Plan) int {
+	if p.Model == emu.ModelRVWMO {
+		return emu.WMOVersion
 	}
+	return 0
+}
+
+// checkMachine returns an error wrapping ErrReportVersion if the report's
+// universe ran on another machine version than this everett's, or under
+// another version of the rvwmo model: what its guests saw differed, so it
+// would not run again as it did.
+func (r *Report) checkMachine() error {
 	by := r.Version
 	if by == "" {
 		by = "an earlier version"
+	}
+	if r.Plan.Model == emu.ModelRVWMO && r.WMO != emu.WMOVersion {
+		return fmt.Errorf("%w: it ran under rvwmo model version %d (%s), this everett (%s) has version %d (%s): it was written by everett %s, which can replay it",
+			ErrReportVersion, r.WMO, emu.WMOChange(r.WMO), buildinfo.Version(), emu.WMOVersion, emu.WMOChange(emu.WMOVersion), by)
+	}
+	v := r.machine()
+	if v == emu.MachineVersion {
+		return nil
 	}
 	return fmt.Errorf("%w: it ran on machine version %d (%s), this everett (%s) emulates machine version %d (%s): it was written by everett %s, which can replay it",
 		ErrReportVersion, v, emu.MachineChange(v), buildinfo.Version(), emu.MachineVersion, emu.MachineChange(emu.MachineVersion), by)

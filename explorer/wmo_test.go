@@ -1,6 +1,8 @@
 package explorer
 
 import (
+	"errors"
+	"everett/emu"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,6 +139,25 @@ func TestTheMissingReleaseBitOfTheSpinlockIsFoundUnderRVWMOAndReplays(t *testing
 	}
 	if !got.Reproduced {
 		t.Fatal("the failure does not replay exactly")
+	}
+
+	// A report of a universe that ran under another version of the
+	// rvwmo model (one from before the versions were recorded names
+	// none) is refused with that reason, replayed or loaded from its file.
+	if r.WMO != emu.WMOVersion {
+		t.Fatalf("the report names rvwmo model version %d, this is %d", r.WMO, emu.WMOVersion)
+	}
+	prior := *r
+	prior.WMO = 0
+	if _, err := Replay(&prior, ReplayOptions{}); !errors.Is(err, ErrReportVersion) || !strings.Contains(err.Error(), "rvwmo model version 0") {
+		t.Fatalf("replaying a report of rvwmo model version 0: %v", err)
+	}
+	path, err := prior.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadReport(path); !errors.Is(err, ErrReportVersion) {
+		t.Fatalf("loading a report of rvwmo model version 0: %v", err)
 	}
 }
 
