@@ -4,7 +4,11 @@
 #      guest-images/linux, 2 harts; preemptions at communication events, as
 #      by default), UNIVERSES universes (default 32) from seed 1: one
 #      worker process (--workers 1), then two such processes sharing the
-#      search through a file:// bucket. Prints both and the ratio.
+#      search through a file:// bucket. Prints both and the ratio, the
+#      same after each process's boot (what a long search sees), and the
+#      peer: two copies of QEMU (deterministic mode) on the CPU benchmark's
+#      guest at once against one, how well this machine runs two
+#      single-threaded CPU-bound processes side by side.
 #   2. time to the first failure of the ttas and seqlock examples, from
 #      each of seeds 1..SEEDS (default 5) with --stop-on-failure: the
 #      merged summary's first_failure.seconds (from the search's creation
@@ -65,10 +69,37 @@ rate() {
 	awk -v n="$UNIVERSES" -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", n / (b - a) }'
 }
 
+# peer N: seconds for N copies of QEMU (deterministic mode) running the CPU
+# benchmark's guest at once: how well this machine runs two single-threaded
+# CPU-bound processes side by side, the bound on any 2-process ratio.
+peer() {
+	t0=$(now)
+	pids=
+	for p in $(seq "$1"); do
+		qemu-system-riscv64 -nographic -M spike -bios none -icount shift=0 -kernel build/bench/bench.elf >/dev/null &
+		pids="$pids $!"
+	done
+	for pid in $pids; do wait "$pid"; done
+	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
+}
+
 r1=$(rate 1)
 r2=$(rate 2)
 shared linux-isolated 2 "$tmp/linux.yaml" --seed 1 --universes "$UNIVERSES" --shared-isolated
+# Each process boots before its first universe: the rate after the boot
+# (universes over the wall time less the longest boot) is what a long
+# search sees.
+boot_s() { sed -n 's/.*booted once to the setup point.* in \([0-9.]*\)\(m*s\):.*/\1 \2/p' "$tmp/$1"-*.err |
+	awk '{ v = ($2 == "ms") ? $1 / 1000 : $1; if (v > m) m = v } END { printf "%.3f", m }'; }
 echo "shared search, one-node Linux, $UNIVERSES universes: 1 process $r1 universes/s, 2 processes $r2 universes/s, ratio $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f", b / a }') (issue 28 asks >= 1.8)"
+b1=$(boot_s linux-1) b2=$(boot_s linux-2)
+awk -v n="$UNIVERSES" -v r1="$r1" -v r2="$r2" -v b1="$b1" -v b2="$b2" 'BEGIN {
+	s1 = n / (n / r1 - b1); s2 = n / (n / r2 - b2)
+	printf "shared search, one-node Linux, after the boot (%.1f s, %.1f s): 1 process %.2f universes/s, 2 processes %.2f, ratio %.2f\n", b1, b2, s1, s2, s2 / s1 }'
+if [ -f build/bench/bench.elf ] && command -v qemu-system-riscv64 >/dev/null; then
+	p1=$(peer 1) p2=$(peer 2)
+	echo "peer: QEMU -icount shift=0 on build/bench/bench.elf, 1 copy $p1 s, 2 copies at once $p2 s: this machine runs 2 CPU-bound processes at $(awk -v a="$p1" -v b="$p2" 'BEGIN { printf "%.2f", 2 * a / b }') times the throughput of one"
+fi
 
 # first NAME PROCS SPEC-ARGS...: the median over seeds of the seconds to
 # the first failure.

@@ -181,8 +181,13 @@ type Search struct {
 	// settle is how long a conditional write waits before reading its
 	// object back (see RATIONALE.md).
 	settle time.Duration
-	poll   time.Duration
-	lease  time.Duration
+	// poll is how often Claim looks again while every remaining range is
+	// held by another worker: at the end of a bounded search each worker
+	// but the last waits there for the others' last claims, and stays
+	// idle for up to a poll after they are done (2026-12-04: at 5 s, two
+	// workers on 80 universes of a Linux spec spent 5.5 of 13.6 s so).
+	poll  time.Duration
+	lease time.Duration
 
 	mu      sync.Mutex
 	cur     *claim // the claim being run (nil: none)
@@ -267,7 +272,7 @@ func Join(rawURL string, id Identity) (*Search, error) {
 	}
 	s.id = have
 	s.lease = time.Duration(have.LeaseMs) * time.Millisecond
-	s.poll = min(max(s.lease/8, 50*time.Millisecond), 5*time.Second)
+	s.poll = min(max(s.lease/240, 50*time.Millisecond), time.Second)
 	return s, nil
 }
 
