@@ -135,3 +135,54 @@ func TestClusteredChangePointsFallCloseBehindTheFirstAndSurviveASnapshot(t *test
 		t.Fatal("a cluster above MaxCluster was accepted")
 	}
 }
+
+func TestAUserProgramsSyncPointIsNotCountedAsSeenByTheKernelsEventsInTheSameSlot(t *testing.T) {
+	// The kernel's boot hits its pair slots by the thousand; a user
+	// program's synchronization point whose key falls in one of them must
+	// still preempt with the odds of a pair never seen (odds 1: always).
+	const pc = 0x107e2
+	key := pairKey(0, pc)
+	preempted := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		m := mustBuild(t, programBuild(t, commProgram, 2, 100, nil))
+		m.TrackCommunication(true)
+		if err := m.SetSchedule(SchedConfig{Mode: SchedRandom, QuantumMin: 1, QuantumMax: 100, Seed: seed,
+			Comm: true, Preemptions: 1, PreemptOdds: 1, YieldMin: 10, YieldMax: 20}); err != nil {
+			t.Fatal(err)
+		}
+		m.comm.counts[countSlot(key, false)] = 70 // the kernel's events of that slot
+		h := m.harts[0]
+		h.priv, h.pc = PrivU, pc
+		ok := m.syncPoint(h)
+		if !ok || h.yieldAfter {
+			preempted++
+		}
+		if got := m.comm.counts[countSlot(key, false)]; got != 70 {
+			t.Fatalf("seed %d: the kernel's count of the slot became %d, want 70", seed, got)
+		}
+		if got := m.comm.counts[countSlot(key, true)]; ok && !h.yieldAfter && got != 0 || got > 1 {
+			t.Fatalf("seed %d: the user count of the point is %d after one visit", seed, got)
+		}
+	}
+	if preempted != 20 {
+		t.Fatalf("the user sync point preempted in %d of 20 schedules at odds 1, want all: it counts the kernel's events", preempted)
+	}
+}
+
+func TestTheUserModeNewnessCountsSurviveASnapshot(t *testing.T) {
+	m := mustBuild(t, programBuild(t, commProgram, 2, 100, nil))
+	m.TrackCommunication(true)
+	key := pairKey(0, 0x107e2)
+	m.comm.counts[countSlot(key, true)] = 9
+	m.comm.counts[countSlot(key, false)] = 3
+	var e hw.Encoder
+	m.SaveState(&e)
+	r := mustBuild(t, programBuild(t, commProgram, 2, 100, nil))
+	r.TrackCommunication(true)
+	if err := r.RestoreState(hw.NewDecoder(e.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if u, k := r.comm.counts[countSlot(key, true)], r.comm.counts[countSlot(key, false)]; u != 9 || k != 3 {
+		t.Fatalf("restored counts: user %d, kernel %d; want 9 and 3", u, k)
+	}
+}
