@@ -47,12 +47,7 @@ type commPage struct {
 
 // Bounds of the tracker.
 const (
-	// commCountSlots is the pair slots of the newness counts of
-	// communication events, commUserSlots those of a program's
-	// synchronization points (SchedConfig.SyncPoints): comm.counts holds
-	// the first, then the second (countSlot).
-	commCountSlots = 1 << 12
-	commUserSlots  = 1 << 14
+	commCountSlots = 1 << 12 // pair slots of the newness counts
 	// MaxPreemptions bounds the preemptions at communication events of one
 	// schedule.
 	MaxPreemptions = 1 << 16
@@ -67,7 +62,7 @@ type comm struct {
 	events   uint64                 // communication events so far
 	eligible uint64                 // events that passed UserOnly's filter (its PCT change points count these)
 	preempts int                    // preemptions taken under the current schedule
-	counts   []uint8                // per pair slot (countSlot): events seen (saturating)
+	counts   []uint8                // per pair slot: events seen (saturating)
 	rng      *PRNG                  // preemption decisions: a stream of its own
 	changes  []uint64               // pct: event numbers at which to preempt, ascending
 	resume   []uint64               // per hart: descheduled until this virtual time
@@ -123,7 +118,7 @@ func (m *Machine) TrackCommunication(on bool) {
 	if on {
 		n := len(m.harts)
 		c.pages = make([]*[leafPages]commPage, (m.RAM.Pages()+leafPages-1)/leafPages)
-		c.counts = make([]uint8, commCountSlots+commUserSlots)
+		c.counts = make([]uint8, commCountSlots)
 		c.resume = make([]uint64, n)
 		c.skip = make([]uint64, n)
 		c.hold = make([]holdState, n)
@@ -295,25 +290,6 @@ func (m *Machine) commStore(h *Hart, pa uint64) (ok, private bool) {
 	return m.commAccess(h, pa, true)
 }
 
-// countSlot is the slot of comm.counts that counts the events of key:
-// among the communication events' slots, or (sync) among those of the
-// synchronization points of user programs (syncPoint, syscallPoint,
-// returnPoint). A program's points are a few dozen, but the kernel's boot
-// alone fills most of a table of 4096 slots: in one table, the slot of
-// the atomic store that publishes guest-images/bugs/dcl's table had been
-// hit 70 times by the boot, so that a random schedule preempted there 70
-// times less often than its odds said, and only PCT's change points
-// reached it (2026-12-04). Communication events, user mode's as well,
-// keep the one table: moving user mode's too was measured the same
-// evening and lost two finds (go-dblclose from seed 3 within 1,000
-// universes, the gotest example from seed 2 within 300).
-func countSlot(key uint64, sync bool) uint64 {
-	if sync {
-		return commCountSlots + key&(commUserSlots-1)
-	}
-	return key & (commCountSlots - 1)
-}
-
 // commEvent is a communication event: h is about to access, at h.pc, data
 // that another hart accessed at first. It returns false when the policy
 // preempts h before the access: h.yield is set, and the access will be
@@ -321,7 +297,7 @@ func countSlot(key uint64, sync bool) uint64 {
 func (m *Machine) commEvent(h *Hart, first uint64) bool {
 	c := &m.comm
 	pc := h.pc
-	slot := countSlot(pairKey(first, pc), false)
+	slot := pairKey(first, pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	retry := c.skip[h.ID] == h.cnt.steps+1
 	c.skip[h.ID] = 0
@@ -357,7 +333,7 @@ func (m *Machine) syncPoint(h *Hart) bool {
 	if c.skip[h.ID] == h.cnt.steps+1 || c.noYield {
 		return true // the access that yielded, retried (commEvent clears skip)
 	}
-	slot := countSlot(pairKey(0, h.pc), true)
+	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	if m.preemptAt(h, seen, false) {
 		if c.rng.Uint64()&1 == 0 {
@@ -389,7 +365,7 @@ func (m *Machine) syscallPoint(h *Hart, next uint64) bool {
 		c.ret[h.ID] = retPoint{pc: next, satp: h.csr.satp, futex: futex}
 		return true
 	}
-	slot := countSlot(pairKey(0, h.pc), true)
+	slot := pairKey(0, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	if m.preemptAt(h, seen, futex) {
 		return false
@@ -411,7 +387,7 @@ func (m *Machine) returnPoint(h *Hart) bool {
 		return false
 	}
 	c.ret[h.ID] = retPoint{}
-	slot := countSlot(pairKey(1, h.pc), true)
+	slot := pairKey(1, h.pc) & (commCountSlots - 1)
 	seen := c.counts[slot]
 	if !m.preemptAt(h, seen, r.futex) {
 		if seen != 255 {
@@ -742,11 +718,11 @@ func (m *Machine) restoreComm(d *hw.Decoder) error {
 	c.eligible = d.U64()
 	c.preempts = d.Int()
 	c.held = d.U64()
-	nc := d.Len(commCountSlots + commUserSlots)
+	nc := d.Len(commCountSlots)
 	for i := 0; i < nc && d.Err() == nil; i++ {
 		slot := d.U64()
 		v := d.U8()
-		if slot >= commCountSlots+commUserSlots {
+		if slot >= commCountSlots {
 			d.Fail("communication count slot %d", slot)
 			break
 		}
