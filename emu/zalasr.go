@@ -123,12 +123,20 @@ func (h *Hart) wmoStoreRelease(vpc uint64, o *op, i int) int {
 	if h.x[o.rs1]&uint64(size-1) != 0 || o.raw>>26&1 != 0 {
 		return wmoSlow
 	}
+	return h.wmoBufferRelease(vpc, o, i, size, false)
+}
+
+// wmoBufferRelease issues the store of op i and buffers it as a
+// store-release (amo: an AMO's, which the hart's own loads do not read
+// from the buffer), after every earlier load resolves.
+func (h *Hart) wmoBufferRelease(vpc uint64, o *op, i, size int, amo bool) int {
 	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
 	if r != wmoDone {
 		return r
 	}
 	h.wmoResolveAll()
 	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
+	h.w.st[h.w.ns-1].amo = amo
 	return wmoDone
 }
 
@@ -155,14 +163,7 @@ func (h *Hart) wmoSwapRelease(vpc uint64, o *op, i int) int {
 	if h.x[o.rs1]&uint64(size-1) != 0 || h.w.lr != 0 {
 		return wmoSlow
 	}
-	pa, r := h.wmoIssue(vpc, o, i, size, accStore)
-	if r != wmoDone {
-		return r
-	}
-	h.wmoResolveAll()
-	h.wmoBuffer(pa, size, h.x[o.rs2], true, 0)
-	h.w.st[h.w.ns-1].amo = true
-	return wmoDone
+	return h.wmoBufferRelease(vpc, o, i, size, true)
 }
 
 // wmoDrainAMOs drains the buffer, in order, up to the youngest AMO entry

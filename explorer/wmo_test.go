@@ -15,8 +15,14 @@ import (
 const handoffSignature = "assertion: always: the consumer sees the whole message"
 
 func handoffSpec(t *testing.T, name, model string) *Spec {
+	return wmoExampleSpec(t, "handoff", name, model)
+}
+
+// wmoExampleSpec builds the bare-metal example's ELF name (of its make
+// targets) as a 2-hart spec under model.
+func wmoExampleSpec(t *testing.T, example, name, model string) *Spec {
 	t.Helper()
-	elf := buildExample(t, "handoff")
+	elf := buildExample(t, example)
 	s, err := ELFSpec(filepath.Join(filepath.Dir(elf), name+".elf"), 2)
 	if err != nil {
 		t.Fatal(err)
@@ -110,16 +116,7 @@ func TestSwarmDrawsTheMemoryModelLastAndOnlyWhenAsked(t *testing.T) {
 const spinlockSignature = "assertion: always: the lock keeps the account balanced"
 
 func spinlockSpec(t *testing.T, name, model string) *Spec {
-	t.Helper()
-	elf := buildExample(t, "spinlock")
-	s, err := ELFSpec(filepath.Join(filepath.Dir(elf), name+".elf"), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SetMemoryModel(model); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return wmoExampleSpec(t, "spinlock", name, model)
 }
 
 func TestTheMissingReleaseBitOfTheSpinlockIsFoundUnderRVWMOAndReplays(t *testing.T) {
