@@ -37,15 +37,15 @@ var bannedImports = map[string]string{
 // allowed lists exceptions: a file (relative to the repo root) and the import
 // it may use, with the reason.
 var allowed = map[string]string{
-	"emu/mem.go sync/atomic":          "owner ids for copy-on-write; never reach guest state",
-	"emu/machine.go sync/atomic":      "SetCancel's flag, which another goroutine sets to end a run between rounds (a wall-time budget); it is read only where a round is planned, and a run stopped there is thrown away or continues unchanged, so it never reaches guest state",
-	"emu/jit.go sync/atomic":          "JIT translations are shared by every machine of the process and published when their code is sealed; they never reach guest state",
-	"emu/jit_amd64.go sync":           "the lock of the process-wide translation cache; translations are pure functions of guest bytes and never reach guest state",
-	"emu/jit_amd64.go sync/atomic":    "the bitmap of translated heads, read without the translation cache's lock: a hint about a cache, never guest state",
-	"emu/imagepages.go sync":          "the lock of the process-wide cache of image pages; a page's bytes are the image's whichever machine loaded it first, so sharing never reaches guest state",
-	"emu/block.go sync/atomic":        "the slots and JIT fields of code pages shared by the machines holding a page no machine writes in place; a block is a pure function of that page, and its JIT fields only choose the engine's path, never guest state",
-	"emu/sharedcode.go sync":          "the lock of the process-wide cache of blocks decoded from shared pages; a block is a pure function of a page no machine writes in place, so sharing never reaches guest state",
-	"emu/board/spec.go os":            "a spec's images are read and hashed before the universe starts (Build takes loaded images)",
+	"emu/mem.go sync/atomic":       "owner ids for copy-on-write; never reach guest state",
+	"emu/machine.go sync/atomic":   "SetCancel's flag, which another goroutine sets to end a run between rounds (a wall-time budget); it is read only where a round is planned, and a run stopped there is thrown away or continues unchanged, so it never reaches guest state",
+	"emu/jit.go sync/atomic":       "JIT translations are shared by every machine of the process and published when their code is sealed; they never reach guest state",
+	"emu/jit_amd64.go sync":        "the lock of the process-wide translation cache; translations are pure functions of guest bytes and never reach guest state",
+	"emu/jit_amd64.go sync/atomic": "the bitmap of translated heads, read without the translation cache's lock: a hint about a cache, never guest state",
+	"emu/imagepages.go sync":       "the lock of the process-wide cache of image pages; a page's bytes are the image's whichever machine loaded it first, so sharing never reaches guest state",
+	"emu/block.go sync/atomic":     "the slots and JIT fields of code pages shared by the machines holding a page no machine writes in place; a block is a pure function of that page, and its JIT fields only choose the engine's path, never guest state",
+	"emu/sharedcode.go sync":       "the lock of the process-wide cache of blocks decoded from shared pages; a block is a pure function of a page no machine writes in place, so sharing never reaches guest state",
+	"emu/board/spec.go os":         "a spec's images are read and hashed before the universe starts (Build takes loaded images)",
 }
 
 func repoRoot(t *testing.T) string {
