@@ -33,25 +33,26 @@ func wmoExampleSpec(t *testing.T, example, name, model string) *Spec {
 	return s
 }
 
-func TestTheMissingFenceInTheHandoffIsFoundUnderRVWMOAndReplaysAndBisects(t *testing.T) {
-	s := handoffSpec(t, "handoff", "rvwmo")
-	// README: found within 10 universes from seed 1 (the test allows 100).
+// foundWithin100 explores s from seed 1 until its first failure, which
+// must come within 100 universes and have signature sig.
+func foundWithin100(t *testing.T, s *Spec, sig string) *Report {
+	t.Helper()
 	u, res := firstFailure(t, s, 1, 100)
 	if u < 0 {
 		t.Fatalf("not found in %d universes", res.Universes)
 	}
 	r := res.Failures[0]
-	if r.Signature != handoffSignature {
-		t.Fatalf("found %q", r.Signature)
+	if r.Signature != sig {
+		t.Fatalf("found %q, want %q", r.Signature, sig)
 	}
 	t.Logf("%s in universe %d", r.Signature, u)
-	got, err := Replay(r, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Reproduced {
-		t.Fatal("the failure does not replay exactly")
-	}
+	return r
+}
+
+func TestTheMissingFenceInTheHandoffIsFoundUnderRVWMOAndReplaysAndBisects(t *testing.T) {
+	// README: found within 10 universes from seed 1 (the test allows 100).
+	r := foundWithin100(t, handoffSpec(t, "handoff", "rvwmo"), handoffSignature)
+	replays(t, r)
 	p, err := ParsePredicate("failure", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -120,23 +121,9 @@ func spinlockSpec(t *testing.T, name, model string) *Spec {
 }
 
 func TestTheMissingReleaseBitOfTheSpinlockIsFoundUnderRVWMOAndReplays(t *testing.T) {
-	s := spinlockSpec(t, "spinlock", "rvwmo")
 	// README: found in universe 2 from seed 1 (the test allows 100).
-	u, res := firstFailure(t, s, 1, 100)
-	if u < 0 {
-		t.Fatalf("not found in %d universes", res.Universes)
-	}
-	r := res.Failures[0]
-	if r.Signature != spinlockSignature {
-		t.Fatalf("found %q", r.Signature)
-	}
-	got, err := Replay(r, ReplayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Reproduced {
-		t.Fatal("the failure does not replay exactly")
-	}
+	r := foundWithin100(t, spinlockSpec(t, "spinlock", "rvwmo"), spinlockSignature)
+	replays(t, r)
 
 	// A report of a universe that ran under another version of the
 	// rvwmo model (one from before the versions were recorded names
