@@ -3,18 +3,28 @@ package explorer
 import (
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
 // memShare is a shared search held in memory: ranges of size claim handed
-// out in order, records kept.
+// out in order (released ones first), records kept.
 type memShare struct {
+	mu             sync.Mutex
 	n, claim, next int
+	released       []int
 	recs           []*BatchRecord
 	pull           []*BatchRecord
 }
 
 func (m *memShare) Claim(stop <-chan struct{}) (int, int, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.released) > 0 {
+		base := m.released[0]
+		m.released = m.released[1:]
+		return base, min(m.n, base+m.claim), true, nil
+	}
 	if m.next >= m.n {
 		return 0, 0, false, nil
 	}
@@ -24,14 +34,25 @@ func (m *memShare) Claim(stop <-chan struct{}) (int, int, bool, error) {
 }
 
 func (m *memShare) Finish(r *BatchRecord) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.recs = append(m.recs, r)
 	return true, nil
 }
 
 func (m *memShare) Pull() ([]*BatchRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	p := m.pull
 	m.pull = nil
 	return p, nil
+}
+
+func (m *memShare) Release(base int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.released = append(m.released, base)
+	return nil
 }
 
 func raceSpec(t *testing.T) *Spec {
@@ -170,4 +191,24 @@ func FuzzMergeEncodedCoverage(f *testing.F) {
 			t.Fatalf("%d edges and %d pairs used of %d and %d", k.edgesUsed, k.pairsUsed, len(k.Edges), len(k.Pairs))
 		}
 	})
+}
+
+func TestASharedSearchThatStopsReleasesTheRangeItClaimedAhead(t *testing.T) {
+	s := raceSpec(t)
+	sh := &memShare{n: 800, claim: 8}
+	res, err := Explore(s, Options{Seed: 1, Universes: 800, Workers: 2, Share: sh, StopOnFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) == 0 || len(sh.recs) >= 100 {
+		t.Fatalf("%d failures in %d ranges: want the race found before the end", len(res.Failures), len(sh.recs))
+	}
+	if len(sh.released) != 1 {
+		t.Fatalf("released %v: want the one range claimed ahead of the last run", sh.released)
+	}
+	for _, r := range sh.recs {
+		if r.Base == sh.released[0] {
+			t.Fatalf("released universes %d.., which it ran", r.Base)
+		}
+	}
 }

@@ -189,16 +189,24 @@ type Search struct {
 	poll  time.Duration
 	lease time.Duration
 
-	mu      sync.Mutex
-	cur     *claim // the claim being run (nil: none)
-	stopHB  chan struct{}
-	hbDone  chan struct{}
+	mu sync.Mutex
+	// inHand are the claims taken and neither finished nor released, by
+	// range base: the one being run and the one claimed ahead of it.
+	inHand  map[int]*inHand
 	read    map[string]bool // done objects already pulled
 	Claims  int             // claims taken
 	Retaken int             // of them, expired claims of other workers taken over
 	// Isolated makes Pull return nothing: the worker shares the claims but
 	// learns nothing from the others (to measure what sharing brings).
 	Isolated bool
+}
+
+// inHand is a claim taken and its lease's renewals.
+type inHand struct {
+	c        *claim
+	stop     chan struct{} // closed: stop renewing
+	done     chan struct{} // closed when the renewals stopped
+	stopOnce sync.Once
 }
 
 // claim is a claim object.
@@ -247,7 +255,7 @@ func Join(rawURL string, id Identity) (*Search, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Search{b: b, url: rawURL, worker: workerName(), settle: settleFor(rawURL), read: map[string]bool{}}
+	s := &Search{b: b, url: rawURL, worker: workerName(), settle: settleFor(rawURL), read: map[string]bool{}, inHand: map[int]*inHand{}}
 	if id.Claim <= 0 || id.Claim > explorer.MaxClaim {
 		return nil, fmt.Errorf("claim of %d universes (want 1..%d)", id.Claim, explorer.MaxClaim)
 	}
@@ -319,10 +327,18 @@ func (s *Search) Worker() string { return s.worker }
 // Bucket returns the search's bucket.
 func (s *Search) Bucket() *blob.Bucket { return s.b }
 
-// Close stops the lease of the claim in hand, if any (it then expires),
-// and closes the bucket.
+// Close stops renewing the leases of the claims in hand, if any (they
+// then expire), and closes the bucket.
 func (s *Search) Close() error {
-	s.stopHeartbeat()
+	s.mu.Lock()
+	bases := make([]int, 0, len(s.inHand))
+	for base := range s.inHand {
+		bases = append(bases, base)
+	}
+	s.mu.Unlock()
+	for _, base := range bases {
+		s.stopRenewing(base)
+	}
 	return s.b.Close()
 }
 
@@ -448,10 +464,12 @@ func parseBase(name string) (int, bool) {
 }
 
 // Claim implements explorer.Share: the lowest range that is neither done
-// nor held by a live lease. When every remaining range is held, it waits
-// for one to be done or to expire (or for stop).
+// nor held by a live lease (this worker's claims in hand are held too).
+// When every remaining range is held, it waits for one to be done or to
+// expire (or for stop). It may run beside Finish, Release and Pull (the
+// explorer claims its next range while it runs one), not beside another
+// Claim.
 func (s *Search) Claim(stop <-chan struct{}) (int, int, bool, error) {
-	s.stopHeartbeat()
 	n, size := s.id.Universes, s.id.Claim
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -517,21 +535,20 @@ func nonce() string {
 	return hex.EncodeToString(r[:])
 }
 
-// startHeartbeat renews the claim's lease every third of a lease until
-// stopped or a newer generation of the claim appears.
+// startHeartbeat puts the claim in hand and renews its lease every third
+// of a lease until stopped or a newer generation of the claim appears.
 func (s *Search) startHeartbeat(c *claim, body []byte) {
+	h := &inHand{c: c, stop: make(chan struct{}), done: make(chan struct{})}
 	s.mu.Lock()
-	s.cur = c
-	stop, done := make(chan struct{}), make(chan struct{})
-	s.stopHB, s.hbDone = stop, done
+	s.inHand[c.Base] = h
 	s.mu.Unlock()
 	go func() {
-		defer close(done)
+		defer close(h.done)
 		t := time.NewTicker(max(s.lease/3, 10*time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-h.stop:
 				return
 			case <-t.C:
 			}
@@ -549,15 +566,44 @@ func (s *Search) startHeartbeat(c *claim, body []byte) {
 	}()
 }
 
-func (s *Search) stopHeartbeat() {
+// stopRenewing stops renewing the lease of the claim of base, which stays
+// in hand; it returns the claim (nil: none in hand).
+func (s *Search) stopRenewing(base int) *inHand {
 	s.mu.Lock()
-	stop, done := s.stopHB, s.hbDone
-	s.stopHB, s.hbDone = nil, nil
+	h := s.inHand[base]
 	s.mu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-done
+	if h != nil {
+		h.stopOnce.Do(func() { close(h.stop) })
+		<-h.done
 	}
+	return h
+}
+
+// letGo stops renewing the claim of base and takes it out of hand.
+func (s *Search) letGo(base int) *inHand {
+	h := s.stopRenewing(base)
+	s.mu.Lock()
+	delete(s.inHand, base)
+	s.mu.Unlock()
+	return h
+}
+
+// Release implements explorer.Share: it gives back a claim in hand that
+// will not be run (claimed ahead, or cut off by the time budget) by
+// deleting its claim object, so that another worker may take the range at
+// once instead of after its lease.
+func (s *Search) Release(base int) error {
+	h := s.letGo(base)
+	if h == nil {
+		return fmt.Errorf("universes %d.. were not claimed", base)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	err := s.b.Delete(ctx, claimKey(base, h.c.Gen))
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil
+	}
+	return err
 }
 
 // Finish implements explorer.Share: it writes the range's done object if
@@ -576,12 +622,8 @@ func (s *Search) Finish(rec *explorer.BatchRecord) (bool, error) {
 // body is written as the done object of the claimed range base..end−1,
 // then the failures' reports.
 func (s *Search) FinishBody(base, end int, body []byte, failures []*explorer.Report) (bool, error) {
-	s.stopHeartbeat()
-	s.mu.Lock()
-	c := s.cur
-	s.cur = nil
-	s.mu.Unlock()
-	if c == nil || c.Base != base || c.End != end {
+	h := s.letGo(base)
+	if h == nil || h.c.End != end {
 		return false, fmt.Errorf("%d..%d were not claimed", base, end-1)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)

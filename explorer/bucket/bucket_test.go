@@ -42,10 +42,7 @@ func TestAnExpiredClaimIsTakenOverAndOnlyTheFirstRecordOfARangeStands(t *testing
 	if err != nil || !ok || base != 0 || end != 8 {
 		t.Fatalf("a claimed %d..%d %v %v, want 0..8", base, end, ok, err)
 	}
-	a.stopHeartbeat() // a stops renewing: as if it had died
-	a.mu.Lock()
-	held := a.cur
-	a.mu.Unlock()
+	a.stopRenewing(0) // a stops renewing: as if it had died
 
 	base, end, ok, err = b.Claim(nil)
 	if err != nil || !ok || base != 8 || end != 16 {
@@ -64,9 +61,6 @@ func TestAnExpiredClaimIsTakenOverAndOnlyTheFirstRecordOfARangeStands(t *testing
 	}
 
 	// a was not dead after all: it finishes first; b's record is refused.
-	a.mu.Lock()
-	a.cur = held
-	a.mu.Unlock()
 	if kept, err := a.Finish(record(0, 8)); !kept || err != nil {
 		t.Fatalf("a's record of 0..8: kept %v, %v", kept, err)
 	}
@@ -123,5 +117,32 @@ func TestAWorkerOfAnotherIdentityRefusesNamingEachDifference(t *testing.T) {
 	}
 	if _, err := Join(url, id); err != nil {
 		t.Fatalf("the same identity: %v", err)
+	}
+}
+
+func TestAWorkerHoldsTwoClaimsAndARangeItReleasesIsTakenAtOnce(t *testing.T) {
+	url := "file://" + filepath.Join(t.TempDir(), "b")
+	id := testIdentity(24, 8, time.Minute)
+	a, b := join(t, url, id), join(t, url, id)
+	first, _, ok1, err1 := a.Claim(nil)
+	ahead, _, ok2, err2 := a.Claim(nil)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || first != 0 || ahead != 8 {
+		t.Fatalf("a claimed %d (%v %v) and %d (%v %v), want 0 and 8", first, ok1, err1, ahead, ok2, err2)
+	}
+	if err := a.Release(ahead); err != nil {
+		t.Fatal(err)
+	}
+	// Within the minute's lease: only a release lets b have 8..16.
+	if base, _, ok, err := b.Claim(nil); !ok || err != nil || base != 8 {
+		t.Fatalf("b claimed %d (%v %v), want the released 8..16", base, ok, err)
+	}
+	if kept, err := a.Finish(record(0, 8)); !kept || err != nil {
+		t.Fatalf("a's record of 0..8: kept %v, %v", kept, err)
+	}
+	if kept, err := a.Finish(record(8, 16)); kept || err == nil {
+		t.Fatalf("a finished 8..16 after releasing it (kept %v, %v)", kept, err)
+	}
+	if err := a.Release(8); err == nil {
+		t.Fatal("a released 8..16 twice")
 	}
 }
