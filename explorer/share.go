@@ -59,11 +59,13 @@ type Share interface {
 	Release(base int) error
 }
 
-// Claim runs beside the batches: the explorer claims its next range on a
-// goroutine of its own while it runs one, so that the bucket's round trips
-// and settling time (twice 50 ms on file://, 500 ms on S3, per claim)
-// overlap the universes. A Share's Claim may therefore run beside its
-// Finish, Release and Pull, never beside another Claim.
+// Claim and Finish run beside the batches: the explorer claims its next
+// range and publishes its last range's record, each on a goroutine of its
+// own, while it runs a range, so that the bucket's round trips and
+// settling time (50 ms on file://, 500 ms on S3, for each claim and each
+// record) overlap the universes. A Share's Claim, Finish, Release and
+// Pull may therefore run at the same time, though never two Claims or two
+// Finishes.
 
 // BatchRecord is what one worker published for one claimed range of
 // universes.
@@ -444,7 +446,26 @@ func (st *search) shared(boot *Boot, run *runner, wallFlag *atomic.Bool, spent b
 		close(stop)
 	}()
 	var next <-chan claimed
+	// A range's record is published while the next range runs too.
+	var publishing <-chan published
+	join := func() error {
+		if publishing == nil {
+			return nil
+		}
+		p := <-publishing
+		publishing = nil
+		if p.err != nil {
+			return fmt.Errorf("shared search: publishing universes %d..%d: %w", p.base, p.end-1, p.err)
+		}
+		if !p.kept { // another worker's record of the range stands
+			res.Universes -= p.universes
+			res.ICount -= p.icount
+			res.Lost += p.ran
+		}
+		return nil
+	}
 	defer func() {
+		_ = join()
 		close(quit)
 		if next == nil {
 			return
@@ -532,19 +553,40 @@ func (st *search) shared(boot *Boot, run *runner, wallFlag *atomic.Bool, spent b
 		rec.Assertions = bcat.list()
 		rec.Coverage = encodeCoverage(bseen.Edges, bseen.Pairs)
 		rec.FinishedUnixMs = time.Now().UnixMilli()
-		kept, err := sh.Finish(rec)
-		if err != nil {
-			return spent, fmt.Errorf("shared search: publishing universes %d..%d: %w", base, end-1, err)
+		if err := join(); err != nil {
+			return spent, err
 		}
-		if !kept {
-			res.Universes, res.ICount = before.Universes, before.ICount
-			res.Lost += len(outs)
-		}
+		publishing = publishAhead(sh, rec, published{base: base, end: end, ran: len(outs),
+			universes: res.Universes - before.Universes, icount: res.ICount - before.ICount})
 		res.Rejected = int(st.rejected.Load())
 		st.progress(n, wall)
 	}
+	if err := join(); err != nil {
+		return spent, err
+	}
 	res.Rejected = int(st.rejected.Load())
 	return spent, nil
+}
+
+// published is what publishing one range's record came to.
+type published struct {
+	base, end int
+	ran       int // universes run
+	universes int // of them, counted in the result
+	icount    uint64
+	kept      bool
+	err       error
+}
+
+// publishAhead publishes rec on a goroutine of its own, which touches no
+// universe (only the Share and rec, which nothing changes any more).
+func publishAhead(sh Share, rec *BatchRecord, p published) <-chan published {
+	ch := make(chan published, 1)
+	go func() {
+		p.kept, p.err = sh.Finish(rec)
+		ch <- p
+	}()
+	return ch
 }
 
 // claimed is what one Claim returned.
