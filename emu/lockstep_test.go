@@ -593,3 +593,26 @@ func TestTheEnginesAgreeOnConversionsToDoubleAndFPMoves(t *testing.T) {
 		t.Fatalf("only %d of 40000 slots in host code", st.Insns)
 	}
 }
+
+func TestTheEnginesAgreeWhenRoundsEndInsideBlocks(t *testing.T) {
+	// Quanta of 1..7 slots on a loop of six ops: most turns end inside a
+	// block, and translated code hands such a turn's end to the run loop
+	// exactly where the interpreter would have stopped.
+	if !JITSupported() {
+		t.Skip("the JIT needs a linux/amd64 host")
+	}
+	for seed := uint64(1); seed <= 4; seed++ {
+		build := programBuild(t, lockstepProgram, 2, 1000, func(m *Machine) {
+			if err := m.SetSchedule(SchedConfig{Mode: SchedRandom, QuantumMin: 1, QuantumMax: 7, StallPercent: 20, Seed: seed}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		r, d, err := compareEngines(t, build, 997, 30_000)
+		if err != nil || d != nil {
+			t.Fatalf("seed %d: %v %v", seed, err, d)
+		}
+		if r.HostInsns == 0 {
+			t.Fatalf("seed %d: no instruction ran as host code", seed)
+		}
+	}
+}
