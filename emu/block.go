@@ -45,15 +45,12 @@ type block struct {
 	size uint64 // bytes covered
 
 	// JIT (jit.go): host code entry points once translated, or 0.
-	jit   atomic.Uintptr // entry from other translations
-	jitGo atomic.Uintptr // entry from the run loop
-	// jitPart is the entry from the run loop when the budget ends inside
-	// the block (jit_lower_amd64.go, partial), or 0.
-	jitPart atomic.Uintptr
-	hits    atomic.Uint32 // runs by the interpreter while not translated, over every machine sharing it
-	jitOps  atomic.Uint32 // 1 + the ops the translator handles (jitPrefix), or 0 if not counted yet
-	noJIT   atomic.Bool   // nothing of it can be translated
-	tr      atomic.Pointer[jitTrans]
+	jit    atomic.Uintptr // entry from other translations
+	jitGo  atomic.Uintptr // entry from the run loop
+	hits   atomic.Uint32  // runs by the interpreter while not translated, over every machine sharing it
+	jitOps atomic.Uint32  // 1 + the ops the translator handles (jitPrefix), or 0 if not counted yet
+	noJIT  atomic.Bool    // nothing of it can be translated
+	tr     atomic.Pointer[jitTrans]
 }
 
 // codePage holds the blocks that start in one physical page, indexed by

@@ -25,10 +25,9 @@ const (
 	ExitAMO     // an atomic the translator leaves (or one whose access misses)
 	ExitFP      // a floating-point op the translator leaves
 	ExitOtherOp // any other op
-	ExitPartial // the budget ended inside a block, and host code ran its ops up to there
 	// Blocks the run loop ran in the interpreter.
 	InterpNotHot    // the block has no host code
-	InterpBudget    // the budget does not cover the block, which has no host code for a part (one op)
+	InterpBudget    // the budget does not cover the block
 	InterpInterrupt // an interrupt is pending and enabled
 	NumExitCauses
 )
@@ -66,8 +65,6 @@ func ExitCauseName(c int) string {
 		return "mid: fp"
 	case ExitOtherOp:
 		return "mid: other op"
-	case ExitPartial:
-		return "mid: budget ends in the block"
 	case InterpNotHot:
 		return "interp block: not translated"
 	case InterpBudget:

@@ -128,11 +128,9 @@ type jitState struct {
 type jitTrans struct {
 	chain   atomic.Uintptr // entry from another translation: checks budget, counts coverage
 	goEntry atomic.Uintptr // entry from the run loop, which did both already
-	part    atomic.Uintptr // entry from the run loop when the budget ends inside the head (0: the head has one op)
 	chunk   *jitChunk      // the chunk the code is in, for sealing on demand
 	chainAt uintptr        // offsets of the entries in the code range
 	goAt    uintptr
-	partAt  uintptr // 0: no partial entry
 }
 
 // jitChunk is a run of code pages filled before they become executable.
@@ -148,7 +146,6 @@ func (m *Machine) jitPrepare(b *block) {
 	if t := b.tr.Load(); t != nil {
 		if e := t.goEntry.Load(); e != 0 {
 			b.jit.Store(t.chain.Load())
-			b.jitPart.Store(t.part.Load()) // before jitGo, which runSlice reads first
 			b.jitGo.Store(e)
 			return
 		}

@@ -157,9 +157,6 @@ func (ar *jitArena) seal() {
 	}
 	for _, t := range ar.wait {
 		t.chain.Store(ar.base + t.chainAt)
-		if t.partAt != 0 {
-			t.part.Store(ar.base + t.partAt) // before goEntry, which jitPrepare reads first
-		}
 		t.goEntry.Store(ar.base + t.goAt)
 	}
 	ar.wait = ar.wait[:0]
@@ -254,15 +251,12 @@ func (m *Machine) jitTranslate(b *block, runs uint32, create bool) (t *jitTrans,
 		// A region with this head, but other members: count on.
 		return nil, false
 	}
-	code, goOff, partOff := translateRegion(members, offs)
+	code, goOff := translateRegion(members, offs)
 	off, ok := ar.place(code)
 	if !ok {
 		return nil, true
 	}
 	t = &jitTrans{chunk: ar.chunk, chainAt: off, goAt: off + uintptr(goOff)}
-	if partOff != 0 {
-		t.partAt = off + uintptr(partOff)
-	}
 	ar.byKey[key] = t
 	ar.remember(pk, t)
 	ar.heads[head] = struct{}{}
@@ -312,12 +306,10 @@ func jitSeal(c *jitChunk) {
 	}
 }
 
-// runJIT runs hart h from block b (at virtual pc, its coverage counted) in
-// host code, entering at entry: b.jitGo when b fits in budget, b.jitPart
-// when budget (at least one slot) ends inside b. It then finishes in the
-// interpreter what the host code left, and accounts for it all as
-// runSlice would have.
-func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64, entry uintptr) {
+// runJIT runs hart h from block b (at virtual pc, fully inside budget, its
+// coverage counted) in host code, then finishes in the interpreter what
+// the host code left, and accounts for it all as runSlice would have.
+func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64) {
 	j := &h.j
 	j.pc, j.rem = pc, budget
 	j.timeEnd, j.ticks, j.mtimeOff = h.local+budget, m.cfg.InsnsPerTick, m.mtimeOff
@@ -337,7 +329,7 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64, entry uintptr) {
 	}
 	j.mxcsrIn = mxcsrDefault
 	j.fine = arena.fine
-	jitCall(arena.enter, entry, unsafe.Pointer(h))
+	jitCall(arena.enter, b.jitGo.Load(), unsafe.Pointer(h))
 	if fl := j.mxcsr & mxcsrFlags; fl != 0 {
 		h.csr.fflags |= fflagsOfMXCSR(fl)
 	}
@@ -358,22 +350,12 @@ func (m *Machine) runJIT(h *Hart, b *block, pc, budget uint64, entry uintptr) {
 			panic("jit: mid-block exit from a block lookup cannot find")
 		}
 		n := uint64(len(b2.ops))
-		end := n
-		if int64(j.rem) < 0 {
-			// The block's partial copy (partial): the budget ends
-			// before op r = n + rem, where the interpreter runs to.
-			end = n + j.rem
-		}
 		done -= n
 		h.trapped = false
 		m.account(h, int(done))
 		mmio := m.eng.mmio
-		m.account(h, h.exec(b2, h.pc, int(j.k), int(end)))
-		if j.k == end {
-			m.eng.stats.Exits[ExitPartial]++ // exec only moved the pc to op k
-		} else {
-			m.eng.stats.Exits[midExitCause(&b2.ops[j.k], m.eng.mmio != mmio)]++
-		}
+		m.account(h, h.exec(b2, h.pc, int(j.k), int(n)))
+		m.eng.stats.Exits[midExitCause(&b2.ops[j.k], m.eng.mmio != mmio)]++
 		h.trapped = false
 		m.eng.stats.Insns += done + j.k
 	} else {

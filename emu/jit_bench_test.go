@@ -51,7 +51,7 @@ func BenchmarkTranslateKernelRegions(b *testing.B) {
 	defer arena.mu.Unlock()
 	var bytes, members, insns int
 	for i, r := range regions {
-		code, _, _ := translateRegion(r, offs[i])
+		code, _ := translateRegion(r, offs[i])
 		bytes += len(code)
 		members += len(r)
 		for _, mb := range r {

@@ -186,7 +186,6 @@ type lowering struct {
 	covs    []covCall // out-of-line coverage calls, emitted after the members
 	cold    []func()  // other out-of-line code, emitted after them
 	chainL  *label    // the chain sequence (chainBody), if any exit needs it
-	parts   []partial // each member's partial copy (entry nil: none)
 
 	host       [256]reg // host register caching each guest register, or 0
 	cachedList []uint8  // the cached guest registers
@@ -228,23 +227,19 @@ func jitPrefix(b *block) int {
 }
 
 // translateRegion returns the host code of a region (members[0] is its
-// head; offs their page offsets), the offset of its run-loop entry and
-// that of its run-loop entry for a budget that ends inside the head
-// (partOff; 0 when the head has one op, which no budget of at least one
-// slot ends inside).
+// head; offs their page offsets) and the offset of its run-loop entry.
 //
 // Layout, for each member: its chain entry (budget check, coverage), for
 // the head the run-loop entry (budget taken), the ops, the member's end (a
 // direct jump to another member, a chain through the jump cache, or a
-// mid-block exit before the first op left to the interpreter). Then each
-// member's partial copy (partial), the out-of-line exits, and the run-loop
-// entries.
-func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partOff int) {
+// mid-block exit before the first op left to the interpreter). Then the
+// out-of-line exits.
+func translateRegion(members []*block, offs []uint64) (code []byte, goOff int) {
 	freeLabels()
 	l := &theLowering
 	*l = lowering{members: members, offs: offs, exitB: newLabel(), exitM: newLabel(),
 		entries: l.entries[:0], misses: l.misses[:0], covs: l.covs[:0], cold: l.cold[:0],
-		cachedList: l.cachedList[:0], dirtyList: l.dirtyList[:0], parts: l.parts[:0]}
+		cachedList: l.cachedList[:0], dirtyList: l.dirtyList[:0]}
 	l.a.Code = emitBuf[:0]
 	defer func() {
 		emitBuf = l.a.Code[:0]
@@ -258,7 +253,6 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partO
 	l.assignRegs()
 	l.loadCached() // the chain entry
 	post := newLabel()
-	parts := l.parts[:0]
 	for mi, b := range members {
 		l.cur, l.mi = offs[mi], mi
 		n := jitPrefix(b)
@@ -266,14 +260,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partO
 		l.curOps = size
 		a.Bind(l.entries[mi])
 		a.ALURI(aluCmp, rRem, size)
-		if size > 1 {
-			p := partial{entry: newLabel(), post: newLabel()}
-			parts = append(parts, p)
-			a.Jcc(ccB, p.entry)
-		} else {
-			a.Jcc(ccB, l.exitB)
-			parts = append(parts, partial{})
-		}
+		a.Jcc(ccB, l.exitB)
 		l.coverage()
 		if mi == 0 {
 			a.Bind(post)
@@ -292,12 +279,6 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partO
 			}
 		}
 	}
-	for mi, p := range parts {
-		if p.entry != nil {
-			l.partial(mi, p)
-		}
-	}
-	l.parts = parts
 	for _, c := range l.covs {
 		l.covCall(c)
 	}
@@ -314,13 +295,6 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partO
 	goOff = len(a.Code)
 	l.loadCached()
 	a.Jmp(post)
-	// The run-loop entry for a budget that ends inside the head: the run
-	// loop counted coverage, and the budget is at least one slot.
-	if p := parts[0]; p.entry != nil {
-		partOff = len(a.Code)
-		l.loadCached()
-		a.Jmp(p.post)
-	}
 	// Exits: store the state the run loop reads and return to jitCall.
 	a.Bind(l.exitB)
 	a.Zero(rcx)
@@ -337,52 +311,7 @@ func translateRegion(members []*block, offs []uint64) (code []byte, goOff, partO
 	a.Store64(at(rH, offJK), rcx)
 	a.MXCSR(3, at(rH, offJMXCSR))
 	a.Ret()
-	return a.Code, goOff, partOff
-}
-
-// partial is the partial copy of a member: its entry from the member's
-// budget check, and the point after its coverage count.
-type partial struct{ entry, post *label }
-
-// partial emits the partial copy of member mi: what runs when the budget
-// left, r slots, is less than the member's ops (S) but not zero. It is
-// the member's code with a check before every op, so that host code runs
-// exactly ops 0..r-1 of the block and stops where the interpreter would
-// have stopped (a run of ops 0..r-1, exec(b, pc, 0, r)): runJIT sees a
-// mid-block exit before op r with no op left to run. r < S, so the copy
-// never reaches the member's last op, and every op before the last is one
-// that does not end a block (no jump, branch, CSR or system op: those end
-// blocks). rRem has the member's S slots taken, as in the member's own
-// code, which wraps it below zero: at op i, r = i exactly when rRem = i-S,
-// and at the exit runJIT reads r back from rRem (r = rRem+S). An op the
-// translator leaves (jitPrefix) before op r exits before it as in the
-// member's code, and runJIT runs ops k..r-1 in the interpreter.
-func (l *lowering) partial(mi int, p partial) {
-	a := &l.a
-	b := l.members[mi]
-	l.cur, l.mi = l.offs[mi], mi
-	size := int32(len(b.ops))
-	l.curOps = size
-	a.Bind(p.entry)
-	a.TestRR(rRem, rRem)
-	a.Jcc(ccE, l.exitB) // nothing left: nothing of the block runs
-	l.coverage()
-	a.Bind(p.post)
-	a.ALURI(aluSub, rRem, size)
-	stop := newLabel()
-	last := min(jitPrefix(b), int(size)-1)
-	for i := 0; i < last; i++ {
-		if i > 0 {
-			a.ALURI(aluCmp, rRem, int32(i)-size)
-			a.Jcc(ccE, stop)
-		}
-		l.op(&b.ops[i], i)
-	}
-	a.MovImm(rcx, int64(last))
-	a.Jmp(l.exitM)
-	a.Bind(stop)
-	a.Lea(rcx, at(rRem, size)) // k = r
-	a.Jmp(l.exitM)
+	return a.Code, goOff
 }
 
 // member returns the index of the region member at page offset off, or -1.

@@ -12,6 +12,6 @@ func (m *Machine) jitTranslate(*block, uint32, bool) (*jitTrans, bool) { return 
 
 func jitSeal(*jitChunk) {}
 
-func (m *Machine) runJIT(*Hart, *block, uint64, uint64, uintptr) {
+func (m *Machine) runJIT(*Hart, *block, uint64, uint64) {
 	panic("emu: the JIT runs only on linux/amd64")
 }

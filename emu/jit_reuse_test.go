@@ -46,7 +46,7 @@ func TestATranslationDoesNotDependOnTheOneBefore(t *testing.T) {
 	arena.mu.Lock()
 	defer arena.mu.Unlock()
 	translate := func(members []*block, offs []uint64) []byte {
-		code, _, _ := translateRegion(members, offs)
+		code, _ := translateRegion(members, offs)
 		return bytes.Clone(code) // the emit buffer is reused
 	}
 	first := translate(small, smallOffs)

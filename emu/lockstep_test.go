@@ -596,8 +596,11 @@ func TestTheEnginesAgreeOnConversionsToDoubleAndFPMoves(t *testing.T) {
 
 func TestTheEnginesAgreeWhenRoundsEndInsideBlocks(t *testing.T) {
 	// Quanta of 1..7 slots on a loop of six ops: most turns end inside a
-	// block, and translated code hands such a turn's end to the run loop
-	// exactly where the interpreter would have stopped.
+	// block, where translated code leaves at the boundary before it and
+	// the run loop runs the block's first ops in the interpreter, or a
+	// turn starts in the interpreter; both must stop exactly where the
+	// interpreter alone stops. (This test caught a deliberately wrong
+	// partial-block exit of the JIT in commit a7965e0, since reverted.)
 	if !JITSupported() {
 		t.Skip("the JIT needs a linux/amd64 host")
 	}

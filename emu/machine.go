@@ -745,23 +745,18 @@ func (m *Machine) runSlice(h *Hart, end, limit uint64) {
 			if e.b == b {
 				e.jit = b.jit.Load() // translated code chains to it from now on
 			}
-			if goEntry != 0 && uint64(len(b.ops)) > budget {
-				// The budget ends inside the block: host code runs
-				// its first budget ops (jit_lower_amd64.go, partial).
-				goEntry = b.jitPart.Load()
-			}
 			switch {
-			case goEntry == 0 && b.jitGo.Load() == 0:
-				m.eng.stats.Exits[InterpNotHot]++
 			case goEntry == 0:
+				m.eng.stats.Exits[InterpNotHot]++
+			case uint64(len(b.ops)) > budget:
 				m.eng.stats.Exits[InterpBudget]++
 			case h.interruptible():
 				m.eng.stats.Exits[InterpInterrupt]++
 			}
-			if goEntry != 0 && !h.interruptible() {
+			if goEntry != 0 && uint64(len(b.ops)) <= budget && !h.interruptible() {
 				// Host code: it runs this block and the ones it chains to,
 				// and leaves what it cannot do to exec (jit.go).
-				m.runJIT(h, b, pc, budget, goEntry)
+				m.runJIT(h, b, pc, budget)
 				if h.yieldAfter {
 					h.preemptedAfter()
 				}
