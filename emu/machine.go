@@ -205,6 +205,10 @@ type Machine struct {
 	// cannot see it, so it is neither saved nor hashed.
 	enteredU bool
 	mtimeOff uint64 // mtime minus virtual time in ticks (software writes, skew)
+	// stateBytes is the size of the state this machine last saved or
+	// restored: Snapshot's guess at the next one's, so that its encoder
+	// does not grow (and copy) its buffer a dozen times. Not state.
+	stateBytes int
 
 	round round
 

@@ -29,7 +29,9 @@ var ErrSnapshotMismatch = errors.New("snapshot does not match the machine")
 // afterwards on copy-on-write pages.
 func (m *Machine) Snapshot() *Snapshot {
 	var e hw.Encoder
+	e.Grow(m.stateBytes + m.stateBytes/8) // states grow slowly between snapshots
 	m.SaveState(&e)
+	m.stateBytes = len(e.Bytes())
 	s := &Snapshot{
 		Config: m.cfg,
 		ICount: m.icount,
@@ -69,6 +71,7 @@ func (m *Machine) RestoreSnapshot(s *Snapshot) error {
 	}
 	m.cfg.Quantum = s.Config.Quantum
 	m.cfg.InsnsPerTick = s.Config.InsnsPerTick
+	m.stateBytes = len(s.State)
 	if err := m.RestoreState(hw.NewDecoder(s.State)); err != nil {
 		return err
 	}

@@ -36,6 +36,14 @@ func (e *Encoder) Bytes() []byte { return e.buf }
 // Reset empties the encoder, keeping its buffer.
 func (e *Encoder) Reset() { e.buf = e.buf[:0] }
 
+// Grow makes room for n more bytes, so that encoding that many appends
+// without growing the buffer (and copying it) again and again.
+func (e *Encoder) Grow(n int) {
+	if n > cap(e.buf)-len(e.buf) {
+		e.buf = append(make([]byte, 0, len(e.buf)+n), e.buf...)
+	}
+}
+
 // U8 appends a byte.
 func (e *Encoder) U8(v uint8) { e.buf = append(e.buf, v) }
 
