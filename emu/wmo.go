@@ -200,6 +200,10 @@ type hartWMO struct {
 type machineWMO struct {
 	rng        *PRNG
 	fenceWaits bool
+	// spec is speculation's own stream (wmospec.go): its rates and
+	// choices, so that a run with no branch on a pending load draws
+	// from rng exactly what it drew before speculation existed.
+	spec *PRNG
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -263,12 +267,15 @@ const wmoSalt = 0x7276776d6f // "rvwmo"
 func (m *Machine) wmoSeed(seed uint64) {
 	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
+	w.spec = NewPRNG(seed ^ wmoSpecSalt)
 	shared := w.drawRates()
+	shared.specPct = w.drawSpecPct()
 	own := w.rng.Uint64()%2 == 0
 	for _, h := range m.harts {
 		h.w.r = shared
 		if own {
 			h.w.r = w.drawRates()
+			h.w.r.specPct = w.drawSpecPct()
 		}
 	}
 }
@@ -283,7 +290,6 @@ func (w *machineWMO) drawRates() wmoRates {
 	if fw := wmoFenceWaitPcts[w.rng.Uint64()%uint64(len(wmoFenceWaitPcts))]; w.fenceWaits {
 		r.fenceWaitPct = fw
 	}
-	r.specPct = wmoSpecPcts[w.rng.Uint64()%uint64(len(wmoSpecPcts))]
 	return r
 }
 
@@ -501,7 +507,13 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		switch r {
 		case wmoSlow:
 			// Performed in place, in program order with everything
-			// before it; the block ends after it.
+			// before it; the block ends after it. (A guessed path
+			// never gets here, wmoSpecMay; if it did, a squash would
+			// drop the op with the path.)
+			if w.spec && h.wmoSpecEnd(i) {
+				w.refetch = false
+				return i
+			}
 			h.wmoSettle()
 			return h.exec(b, vpc, i, i+1)
 		case wmoYield:
@@ -1360,7 +1372,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 // access outside RAM.
 func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	d.Tag("rvwmo")
-	w := &machineWMO{rng: NewPRNG(0)}
+	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0)}
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
@@ -1451,7 +1463,9 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 		states[i] = hs
 	}
 	if d.Err() == nil && d.Remaining() > 0 {
-		restoreWMOSpec(d, states) // saved since WMOVersion 2
+		if err := restoreWMOSpec(d, w, states); err != nil { // saved since WMOVersion 2
+			return err
+		}
 	}
 	if err := d.Err(); err != nil {
 		return err

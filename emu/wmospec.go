@@ -51,6 +51,14 @@ const wmoSpecOps = 32
 // without speculation.
 var wmoSpecPcts = [...]uint64{0, 50, 90, 100}
 
+// wmoSpecSalt separates speculation's stream from the model's.
+const wmoSpecSalt = 0x7370656375 // "specu"
+
+// drawSpecPct draws a speculation rate from speculation's stream.
+func (w *machineWMO) drawSpecPct() uint64 {
+	return wmoSpecPcts[w.spec.Uint64()%uint64(len(wmoSpecPcts))]
+}
+
 // wmoCheckpoint is what a speculating hart needs to undo its guessed
 // path or to decide its branch.
 type wmoCheckpoint struct {
@@ -76,7 +84,7 @@ type wmoCheckpoint struct {
 // branch goes w.chk.guess's way), or leave the loads to resolve.
 func (h *Hart) wmoSpeculate(o *op, vpc uint64, i int, p uint64) bool {
 	w, m := h.w, h.m
-	if w.spec || w.r.specPct == 0 || m.comm.on || m.dbg != nil || m.brk.on || m.Tracer != nil || !m.wmo.chance(w.r.specPct) {
+	if w.spec || w.r.specPct == 0 || m.comm.on || m.dbg != nil || m.brk.on || m.Tracer != nil || m.wmo.spec.Uint64()%100 >= w.r.specPct {
 		return false
 	}
 	c := &w.chk
@@ -84,7 +92,7 @@ func (h *Hart) wmoSpeculate(o *op, vpc uint64, i int, p uint64) bool {
 	pc := vpc + uint64(o.off)
 	c.next, c.target = pc+uint64(o.len), pc+uint64(o.imm)
 	c.kind, c.rs1, c.rs2 = o.kind, o.rs1, o.rs2
-	c.guess = m.wmo.rng.Uint64()&1 != 0
+	c.guess = m.wmo.spec.Uint64()&1 != 0
 	c.dep = p
 	c.seq, c.gen, c.ctrl = w.seq, w.gen, w.ctrl
 	c.taint, c.tainted = w.taint, w.tainted
@@ -103,7 +111,10 @@ func (h *Hart) wmoSpeculate(o *op, vpc uint64, i int, p uint64) bool {
 // untranslated or its translation in the TLB, to plain RAM, a store with
 // room in the buffer).
 func (h *Hart) wmoSpecMay(o *op) bool {
-	w := h.w
+	w, m := h.w, h.m
+	if m.dbg != nil || m.comm.on || m.brk.on {
+		return false // attached since the checkpoint: accesses go the ordinary way
+	}
 	k := o.kind
 	size := 0
 	switch {
@@ -261,6 +272,7 @@ func (h *Hart) wmoSpecTrap() bool {
 // speculation existed reads as one with none (rate 0).
 func (m *Machine) saveWMOSpec(e *hw.Encoder) {
 	e.Tag("rvwmo-spec")
+	m.wmo.spec.Save(e)
 	for _, h := range m.harts {
 		w := h.w
 		e.U64(w.r.specPct)
@@ -301,12 +313,15 @@ func (m *Machine) saveWMOSpec(e *hw.Encoder) {
 
 // restoreWMOSpec reads what saveWMOSpec wrote into the harts' states,
 // checking that a checkpoint is one the model could have taken.
-func restoreWMOSpec(d *hw.Decoder, states []*hartWMO) {
+func restoreWMOSpec(d *hw.Decoder, w *machineWMO, states []*hartWMO) error {
 	d.Tag("rvwmo-spec")
+	if err := w.spec.Restore(d); err != nil {
+		return err
+	}
 	for i, w := range states {
 		if w.r.specPct = d.U64(); w.r.specPct > 100 {
 			d.Fail("hart %d: rvwmo speculation rate %d", i, w.r.specPct)
-			return
+			return d.Err()
 		}
 		if w.spec = d.Bool(); !w.spec {
 			continue
@@ -322,7 +337,7 @@ func restoreWMOSpec(d *hw.Decoder, states []*hartWMO) {
 		c.tainted = d.U64()
 		if c.tainted&^0xfffffffe != 0 {
 			d.Fail("hart %d: rvwmo checkpoint taint %#x", i, c.tainted)
-			return
+			return d.Err()
 		}
 		for m := c.tainted; m != 0; m &= m - 1 {
 			c.taint[bits.TrailingZeros64(m)] = d.U64()
@@ -334,14 +349,15 @@ func restoreWMOSpec(d *hw.Decoder, states []*hartWMO) {
 		if !isBranch(c.kind) || c.rs1 > 31 || c.rs2 > 31 || c.x[0] != 0 || c.dep&^w.pend != 0 ||
 			w.ready != (c.dep == 0) || c.seq > w.seq || c.gen > w.gen || c.ops > wmoSpecOps || mask>>w.nl != 0 {
 			d.Fail("hart %d: rvwmo checkpoint", i)
-			return
+			return d.Err()
 		}
 		for k := 0; k < w.nl; k++ {
 			w.ld[k].spec = mask>>k&1 != 0
 			if w.ld[k].spec && w.ld[k].seq < c.seq {
 				d.Fail("hart %d: rvwmo checkpoint: deferred load %d", i, k)
-				return
+				return d.Err()
 			}
 		}
 	}
+	return d.Err()
 }

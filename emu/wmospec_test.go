@@ -160,3 +160,36 @@ func TestASpeculatingHartIsInSnapshotsAndHashes(t *testing.T) {
 	}
 	t.Fatal("no seed of 20 speculated")
 }
+
+// A store of a guessed path never drains before its checkpoint is
+// validated, even once the branch's load has resolved (its wait mask is
+// then clear) and a drawn step would drain any store that may go: a
+// wrong path leaves no trace in memory.
+func TestAGuessedPathsStoreNeverDrainsBeforeValidation(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		m := wmoSpecMachine(t, seed, false, 100)
+		h := m.harts[0]
+		for i := 0; i < 100 && h.w.ns == 0; i++ {
+			step(m)
+		}
+		if !h.w.spec || h.w.chk.guess {
+			continue // a right guess buffers nothing
+		}
+		h.wmoResolveRegs(h.w.chk.dep) // as an instruction of the path naming the register would
+		if !h.w.ready || h.w.st[0].wait != 0 {
+			t.Fatalf("seed %d: after the load resolved: ready %v, wait %#x", seed, h.w.ready, h.w.st[0].wait)
+		}
+		for range 10 {
+			h.wmoDrainOne(false)
+		}
+		if h.w.ns != 1 || uint32(m.readPhys64(0x8001_0008)) != 0 {
+			t.Fatalf("seed %d: %d stores buffered, memory %d; want 1, 0", seed, h.w.ns, uint32(m.readPhys64(0x8001_0008)))
+		}
+		step(m)
+		if h.w.spec || h.w.ns != 0 || h.X(8) != 5 {
+			t.Fatalf("seed %d: after the next step: speculating %v, %d stores, s0 = %d; want false, 0, 5", seed, h.w.spec, h.w.ns, h.X(8))
+		}
+		return
+	}
+	t.Fatal("no seed of 40 guessed wrong")
+}
