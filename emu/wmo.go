@@ -54,6 +54,20 @@ import (
 //   - fence waits: a hart with accesses pending may end its turn at a
 //     fence instead of performing them (a drawn scheduling choice), so
 //     that a load or store stays pending while other harts run on.
+//   - speculation (since 2026-12-05, wmospec.go): at a branch that really
+//     goes two ways on a pending register, the hart may (a draw from
+//     speculation's own stream) take a checkpoint, guess the direction
+//     and run on with the load pending, so that later loads are
+//     performed before it (RVWMO orders none through a control
+//     dependency). Only integer ops, jumps and branches, and plain
+//     aligned loads and stores to RAM needing no page walk run on a
+//     guessed path; its stores wait for the branch's loads and never
+//     drain before the checkpoint is validated, at the first boundary
+//     after those loads resolve or before anything else (a trap, an
+//     interrupt, any other instruction). A wrong guess is squashed:
+//     registers, the path's buffered stores and deferred loads dropped,
+//     the hart on at the other target, the path's instructions not
+//     retired (they keep their slots: virtual time goes on).
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
@@ -69,9 +83,14 @@ import (
 // to other bytes left pending (wmoAtomicMayPass): Zalasr loads with rl
 // and stores with aq, CSR accesses, system instructions, sfence.vma,
 // floating-point loads and stores, MMIO, accesses that cross a page or
-// trap, and traps themselves.
+// trap, and traps themselves. What the model still cannot show: an
+// access performed before an earlier load its address depends on (no
+// address is guessed), loads past anything a guessed path may not run
+// (a fence, an atomic, a page walk), and the other approximations
+// RATIONALE lists ("Why store buffers and deferred loads for RVWMO?").
 // Under sc none of this exists: the hooks are one nil test per block
-// (runSlice) and per trap (takeTrap).
+// (runSlice), per trap (raise, takeTrap, interrupt delivery) and per
+// jump-cache miss.
 
 // MemoryModel is a machine's memory consistency model.
 type MemoryModel uint8
