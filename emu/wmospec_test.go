@@ -2,6 +2,8 @@ package emu
 
 import (
 	"testing"
+
+	"everett/hw"
 )
 
 // wmoSpecProgram (one hart): s0 = 5, a load of 0 from 0x8001_0000, a
@@ -192,4 +194,44 @@ func TestAGuessedPathsStoreNeverDrainsBeforeValidation(t *testing.T) {
 		return
 	}
 	t.Fatal("no seed of 40 guessed wrong")
+}
+
+// A snapshot saved before speculation existed (model version 1: no
+// "rvwmo-spec" section after the harts' pending accesses) still restores:
+// its harts never speculate until a schedule draws their rates again.
+func TestAnRVWMOSnapshotFromBeforeSpeculationStillRestores(t *testing.T) {
+	b := mustBuild(t, wmoBuild(t, ModelRVWMO, 2))
+	b.Run(5000)
+	for i := 0; i < 1000 && (b.harts[0].w.spec || b.harts[1].w.spec); i++ {
+		step(b) // the section's length below assumes no checkpoint
+	}
+	if b.harts[0].w.spec || b.harts[1].w.spec {
+		t.Fatal("never out of speculation")
+	}
+	snap := b.Snapshot()
+	var e hw.Encoder
+	b.saveWMOSpec(&e)
+	old := *snap
+	old.State = snap.State[:len(snap.State)-len(e.Bytes())]
+	c := mustBuild(t, wmoBuild(t, ModelSC, 9))
+	if err := c.RestoreSnapshot(&old); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range c.harts {
+		if h.w == nil || h.w.r.specPct != 0 || h.w.spec {
+			t.Fatalf("hart %d after restoring a version-1 snapshot: %+v", h.ID, h.w)
+		}
+		if h.w.ns != b.harts[h.ID].w.ns || h.w.nl != b.harts[h.ID].w.nl {
+			t.Fatalf("hart %d: %d stores and %d loads pending, want %d and %d", h.ID, h.w.ns, h.w.nl, b.harts[h.ID].w.ns, b.harts[h.ID].w.nl)
+		}
+	}
+	c.Run(20_000)
+	for _, h := range c.harts {
+		if h.w.specs != 0 {
+			t.Errorf("hart %d speculated %d times at rate 0", h.ID, h.w.specs)
+		}
+	}
+	if err := c.RestoreSnapshot(snap); err != nil || c.StateHash() != b.StateHash() {
+		t.Fatalf("the version-2 snapshot: %v, hash %x, want %x", err, c.StateHash(), b.StateHash())
+	}
 }
