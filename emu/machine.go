@@ -867,8 +867,11 @@ func (h *Hart) lookup() *block {
 		i := pc >> pageShift & tlbMask
 		h.jctx.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
-	if h.w != nil && h.w.ns > 0 {
-		h.wmoFetch(pa) // rvwmo: the hart's fetch sees its own buffered stores
+	if h.w != nil && h.w.ns > 0 && h.wmoFetch(pa) {
+		// rvwmo: the hart's fetch sees its own buffered stores; a
+		// guessed path was squashed first, and the hart fetches at the
+		// branch's other target.
+		return h.lookup()
 	}
 	b := h.m.blockAt(pa)
 	if b == nil {

@@ -9,6 +9,9 @@ const causeInterrupt = 1 << 63
 // architectural state.
 func (h *Hart) raise(cause uint64, tval uint64) {
 	h.trapped = true
+	if h.w != nil && h.wmoSpecTrap() {
+		return // rvwmo: a fault of a wrong guessed path is squashed with it
+	}
 	if h.m.trapObs != nil {
 		h.observeTrap(cause, tval)
 		return
@@ -119,6 +122,9 @@ func (h *Hart) checkInterrupts() bool {
 	}
 	for _, i := range interruptOrder {
 		if take>>i&1 != 0 {
+			if h.w != nil && h.w.spec {
+				h.wmoSpecEnd(0) // rvwmo: validated before the trap records the pc
+			}
 			h.waiting = false
 			if h.m.trapObs != nil {
 				h.observeInterrupt(i)

@@ -54,6 +54,20 @@ import (
 //   - fence waits: a hart with accesses pending may end its turn at a
 //     fence instead of performing them (a drawn scheduling choice), so
 //     that a load or store stays pending while other harts run on.
+//   - speculation (since 2026-12-05, wmospec.go): at a branch that really
+//     goes two ways on a pending register, the hart may (a draw from
+//     speculation's own stream) take a checkpoint, guess the direction
+//     and run on with the load pending, so that later loads are
+//     performed before it (RVWMO orders none through a control
+//     dependency). Only integer ops, jumps and branches, and plain
+//     aligned loads and stores to RAM needing no page walk run on a
+//     guessed path; its stores wait for the branch's loads and never
+//     drain before the checkpoint is validated, at the first boundary
+//     after those loads resolve or before anything else (a trap, an
+//     interrupt, any other instruction). A wrong guess is squashed:
+//     registers, the path's buffered stores and deferred loads dropped,
+//     the hart on at the other target, the path's instructions not
+//     retired (they keep their slots: virtual time goes on).
 //
 // A Zalasr load-acquire (without rl) is performed when it executes, never
 // deferred (zalasr.go); a Zalasr store-release (without aq) waits in the
@@ -69,9 +83,14 @@ import (
 // to other bytes left pending (wmoAtomicMayPass): Zalasr loads with rl
 // and stores with aq, CSR accesses, system instructions, sfence.vma,
 // floating-point loads and stores, MMIO, accesses that cross a page or
-// trap, and traps themselves.
+// trap, and traps themselves. What the model still cannot show: an
+// access performed before an earlier load its address depends on (no
+// address is guessed), loads past anything a guessed path may not run
+// (a fence, an atomic, a page walk), and the other approximations
+// RATIONALE lists ("Why store buffers and deferred loads for RVWMO?").
 // Under sc none of this exists: the hooks are one nil test per block
-// (runSlice) and per trap (takeTrap).
+// (runSlice), per trap (raise, takeTrap, interrupt delivery) and per
+// jump-cache miss.
 
 // MemoryModel is a machine's memory consistency model.
 type MemoryModel uint8
@@ -150,6 +169,8 @@ type wmoLoad struct {
 	// after: older deferred loads its address depends on though it is
 	// known (hartWMO.taint): they resolve before it (rule 9).
 	after uint64
+	// spec: issued on a guessed path (wmospec.go): a squash drops it.
+	spec bool
 }
 
 // hartWMO is a hart's pending accesses under rvwmo.
@@ -181,6 +202,16 @@ type hartWMO struct {
 	tainted uint64
 	lr      uint64 // registers of deferred LRs not paired with an SC yet
 	r       wmoRates
+	// Speculation past a branch on a pending register (wmospec.go):
+	// spec while the hart runs a guessed path from checkpoint chk, ready
+	// once the branch's loads have resolved (the next boundary
+	// validates), refetch after a squash outside execWMO (a block
+	// fetched meanwhile is for the wrong pc).
+	spec, ready, refetch bool
+	chk                  wmoCheckpoint
+	// specs and squashes count checkpoints taken and squashed: statistics
+	// for tests, not state (neither saved nor hashed).
+	specs, squashes uint64
 }
 
 // machineWMO is the model's machine-wide state: its stream, and whether
@@ -188,6 +219,10 @@ type hartWMO struct {
 type machineWMO struct {
 	rng        *PRNG
 	fenceWaits bool
+	// spec is speculation's own stream (wmospec.go): its rates and
+	// choices, so that a run with no branch on a pending load draws
+	// from rng exactly what it drew before speculation existed.
+	spec *PRNG
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -209,6 +244,9 @@ type wmoRates struct {
 	// pending for long, which the rare allowed outcomes of the litmus
 	// suite need.
 	drainBias, resolveBias uint64
+	// specPct: the chance that a branch on a pending register is
+	// guessed instead of resolving the load (wmospec.go).
+	specPct uint64
 }
 
 // Biases of a run's choices among pending accesses.
@@ -248,12 +286,15 @@ const wmoSalt = 0x7276776d6f // "rvwmo"
 func (m *Machine) wmoSeed(seed uint64) {
 	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
+	w.spec = NewPRNG(seed ^ wmoSpecSalt)
 	shared := w.drawRates()
+	shared.specPct = w.drawSpecPct()
 	own := w.rng.Uint64()%2 == 0
 	for _, h := range m.harts {
 		h.w.r = shared
 		if own {
 			h.w.r = w.drawRates()
+			h.w.r.specPct = w.drawSpecPct()
 		}
 	}
 }
@@ -348,6 +389,12 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 	w := h.w
 	mw := h.m.wmo
 	h.trapped = false
+	if w.refetch {
+		w.refetch = false
+		if vpc != h.pc {
+			return 0 // a squash moved the hart after this block was fetched
+		}
+	}
 	for i := 0; i < n; i++ {
 		o := &b.ops[i]
 		// A drawn step: one store may drain and one load may resolve.
@@ -357,8 +404,21 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		if w.nl > 0 && mw.chance(w.r.resolvePct) {
 			h.wmoResolve(mw.pick(w.r.resolveBias, w.nl))
 		}
+		if w.spec {
+			// On a guessed path (wmospec.go): validate once the
+			// branch's loads have resolved, and before anything that
+			// may not run there.
+			if w.chk.ops++; w.ready || w.chk.ops > wmoSpecOps || !h.wmoSpecMay(o) {
+				if h.wmoSpecEnd(i) {
+					w.refetch = false
+					return i // squashed: h.pc is the branch's other target
+				}
+			}
+		}
 		if named := regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3); (w.pend|w.tainted)&named != 0 {
-			h.wmoNamed(o, named)
+			if h.wmoNamed(o, named, vpc, i) {
+				return h.branch(vpc, o, w.chk.guess, i) // guessed: the branch ends the block
+			}
 		}
 		r := wmoDone
 		switch o.kind {
@@ -466,7 +526,13 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 		switch r {
 		case wmoSlow:
 			// Performed in place, in program order with everything
-			// before it; the block ends after it.
+			// before it; the block ends after it. (A guessed path
+			// never gets here, wmoSpecMay; if it did, a squash would
+			// drop the op with the path.)
+			if w.spec && h.wmoSpecEnd(i) {
+				w.refetch = false
+				return i
+			}
 			h.wmoSettle()
 			return h.exec(b, vpc, i, i+1)
 		case wmoYield:
@@ -550,7 +616,7 @@ func (h *Hart) wmoAtomicMayPass(o *op) bool {
 // access after the loads it depends on. Any other op (AMOs, Zalasr,
 // CSRs, floating point, system) resolves the loads of every register
 // it names, pending or tainted.
-func (h *Hart) wmoNamed(o *op, named uint64) {
+func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 	w := h.w
 	rd := regBit(o.rd)
 	k := o.kind
@@ -564,28 +630,32 @@ func (h *Hart) wmoNamed(o *op, named uint64) {
 	case k == isa.LUI || k == isa.AUIPC || k == isa.JAL:
 	case k >= isa.LB && k <= isa.LWU:
 		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | rd)) // the address taint: wmoLoadOp
-		return
+		return false
 	case k >= isa.SB && k <= isa.SD:
 		h.wmoResolveRegs(w.pend & (regBit(o.rs1) | regBit(o.rs2))) // taints: wmoStoreOp
-		return
+		return false
 	default:
 		p := w.pend&named | w.taintOf(named)
 		if k == isa.SC_W || k == isa.SC_D {
 			p &^= w.lr // it may pair with the LR (wmoPairSC)
 		}
 		h.wmoResolveRegs(p)
-		return
+		return false
 	}
 	if isBranch(k) {
+		spec := false
 		if p := w.pend & src; p != 0 {
-			if o.imm == int64(o.len) {
+			switch {
+			case o.imm == int64(o.len):
 				w.ctrl |= p // both targets are the next instruction
-			} else {
+			case h.wmoSpeculate(o, vpc, i, p):
+				spec = true // guessed (wmospec.go)
+			default:
 				h.wmoResolveRegs(p)
 			}
 		}
 		w.ctrl |= w.taintOf(src) // the direction is known: a control dependency
-		return
+		return spec
 	}
 	if w.pend&rd != 0 {
 		h.wmoResolveRegs(rd) // the load would overwrite the result
@@ -604,6 +674,7 @@ func (h *Hart) wmoNamed(o *op, named uint64) {
 		t = 0       // the link register holds the pc
 	}
 	w.setTaint(o.rd, t)
+	return false
 }
 
 // taintOf returns the deferred loads the known values of the registers
@@ -727,7 +798,7 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 	after &= w.pend
 	w.setTaint(o.rd, 0)
 	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
-		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after}
+		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after, spec: w.spec}
 		w.nl++
 		w.pend |= regBit(o.rd)
 		w.ctrl |= after // rule 13: later stores wait for what its address waits for
@@ -969,24 +1040,38 @@ func (h *Hart) wmoToCode() bool {
 // of pa, which the hart is about to fetch from (and perhaps decode): a
 // hart's instruction fetch sees its own stores at the latest after a
 // fence.i, and seeing them earlier is allowed.
-func (h *Hart) wmoFetch(pa uint64) {
+func (h *Hart) wmoFetch(pa uint64) bool {
 	w := h.w
 	for k := 0; k < w.ns; k++ {
 		if w.st[k].pa>>pageShift == pa>>pageShift {
+			if w.spec && h.wmoSpecEnd(0) {
+				return true // squashed: the hart fetches elsewhere
+			}
 			h.wmoDrainAll()
-			return
+			return false
 		}
 	}
+	return false
 }
 
 // wmoSettle performs everything pending: loads resolve, then the buffer
-// drains in program order. Any moment is a valid one to do so.
+// drains in program order. Any moment is a valid one to do so. A
+// speculating hart validates first (and may be squashed: callers
+// within a guessed path never settle, wmoSpecMay).
 func (h *Hart) wmoSettle() {
+	if h.w.spec {
+		h.wmoSpecEnd(0)
+	}
 	h.wmoResolveAll()
 	h.wmoDrainAll()
 }
 
+// wmoResolveAll resolves every deferred load, a speculating hart's
+// checkpoint validated first (wmoSettle).
 func (h *Hart) wmoResolveAll() {
+	if h.w.spec {
+		h.wmoSpecEnd(0)
+	}
 	for h.w.nl > 0 {
 		h.wmoResolve(0)
 	}
@@ -1072,6 +1157,9 @@ func (h *Hart) wmoResolve(i int) bool {
 		}
 		w.lr &^= bit
 	}
+	if w.spec && !l.spec {
+		h.wmoSpecResolved(&l) // an older load: a squash keeps its value
+	}
 	w.pend &^= bit
 	w.ctrl &^= bit
 	for k := 0; k < w.ns; k++ {
@@ -1123,7 +1211,7 @@ func (h *Hart) wmoDrainOne(force bool) {
 	n := 0
 	for j := 0; j < w.ns; j++ {
 		s := &w.st[j]
-		free := s.gen == w.st[0].gen && s.wait == 0 && (!s.rel || j == 0)
+		free := s.gen == w.st[0].gen && s.wait == 0 && (!s.rel || j == 0) && (!w.spec || s.seq < w.chk.seq)
 		for k := 0; k < j && free; k++ {
 			free = !overlaps(w.st[k].pa, int(w.st[k].size), s.pa, int(s.size))
 		}
@@ -1182,7 +1270,9 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //
 //	1: a misaligned store buffered as one store per byte, an amoswap.rl
 //	   with rd = x0 buffered as a store-release (2026-12-04)
-const WMOVersion = 1
+//	2: speculation past a branch on a pending register (wmospec.go), a
+//	   new per-run rate drawn (2026-12-05)
+const WMOVersion = 2
 
 // WMOChange says what rvwmo model version v changed (0: a model from
 // before versions were recorded).
@@ -1192,6 +1282,8 @@ func WMOChange(v int) string {
 		return "a model from before its versions were recorded"
 	case 1:
 		return "misaligned stores buffered per byte, amoswap.rl with rd = x0 buffered as a store-release"
+	case 2:
+		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
 	}
 	return "unknown"
 }
@@ -1291,6 +1383,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 			e.U64(hs.taint[bits.TrailingZeros64(m)])
 		}
 	}
+	m.saveWMOSpec(e) // since WMOVersion 2: absent from older snapshots
 }
 
 // restoreWMO reads what saveWMO wrote and puts the machine under rvwmo,
@@ -1298,7 +1391,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 // access outside RAM.
 func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	d.Tag("rvwmo")
-	w := &machineWMO{rng: NewPRNG(0)}
+	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0)}
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
@@ -1387,6 +1480,11 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			d.Fail("hart %d: rvwmo state", i)
 		}
 		states[i] = hs
+	}
+	if d.Err() == nil && d.Remaining() > 0 {
+		if err := restoreWMOSpec(d, w, states); err != nil { // saved since WMOVersion 2
+			return err
+		}
 	}
 	if err := d.Err(); err != nil {
 		return err
