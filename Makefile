@@ -54,6 +54,7 @@ bench: deps build guest-images
 	@scripts/bench-boot.sh
 	@scripts/bench-fork.sh
 	@scripts/bench-explore.sh
+	@scripts/bench-kernel.sh
 	@scripts/bench-shared.sh
 
 # The reverse debugger on a 2.6e9-instruction Linux report (absolute wall
