@@ -51,6 +51,13 @@ type Options struct {
 	// soft memory limit to it, less what lies outside Go's heap; Explore
 	// leaves the runtime alone.)
 	MemoryLimit uint64
+	// UniverseLog, when set, receives a line for every universe counted,
+	// in the order the search takes them: its index, root seed, forks,
+	// instruction count, state hash and failure signature ("-": none; the
+	// rest of the line).
+	// Two binaries that should run alike (a change inside the engine)
+	// must write the same log for the same spec and seed.
+	UniverseLog io.Writer
 	// Share, when set, makes the search one of many processes' (share.go):
 	// the universes to run are claimed from it, not counted from 0, and
 	// what they find is published to it. Universes then bounds the whole
@@ -351,7 +358,17 @@ func (st *search) take(r outcome) *Report {
 	u, res, o := r.u, st.res, st.o
 	res.Universes++
 	if r.bug != nil {
+		if o.UniverseLog != nil {
+			fmt.Fprintf(o.UniverseLog, "%d %d %d - - panicked %s\n", r.job.index, r.job.seed, len(r.bug.Path)-1, r.bug.Signature)
+		}
 		return st.failed(r, r.bug)
+	}
+	if o.UniverseLog != nil {
+		sig := "-"
+		if u.failure != nil {
+			sig = u.failure.Signature()
+		}
+		fmt.Fprintf(o.UniverseLog, "%d %d %d %d %016x %s\n", r.job.index, r.job.seed, len(u.path)-1, u.ICount(), u.StateHash(), sig)
 	}
 	res.ICount += u.ICount()
 	addJIT(&res.JIT, u.JITStats())

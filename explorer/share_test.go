@@ -3,6 +3,7 @@ package explorer
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -210,5 +211,36 @@ func TestASharedSearchThatStopsReleasesTheRangeItClaimedAhead(t *testing.T) {
 		if r.Base == sh.released[0] {
 			t.Fatalf("released universes %d.., which it ran", r.Base)
 		}
+	}
+}
+
+func TestTheUniverseLogNamesEveryUniverseAndIsTheSameOnOneWorkerAndOnTwo(t *testing.T) {
+	s := raceSpec(t)
+	var one, two strings.Builder
+	if _, err := Explore(s, Options{Seed: 3, Universes: 24, Workers: 1, UniverseLog: &one}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Explore(s, Options{Seed: 3, Universes: 24, Workers: 2, UniverseLog: &two}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(one.String()), "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d lines for 24 universes:\n%s", len(lines), one.String())
+	}
+	failed := 0
+	for _, l := range lines {
+		f := strings.SplitN(l, " ", 6) // the signature is the rest of the line
+		if len(f) != 6 || len(f[4]) != 16 {
+			t.Fatalf("line %q: want index, seed, forks, instructions, hash, signature", l)
+		}
+		if f[5] != "-" {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no universe of the race example failed: the log's signatures say nothing")
+	}
+	if one.String() != two.String() {
+		t.Fatalf("the logs differ on 1 and 2 workers:\n%s\n--\n%s", one.String(), two.String())
 	}
 }

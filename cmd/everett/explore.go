@@ -32,6 +32,7 @@ type exploreFlags struct {
 	consoleDir  string
 	setup       string
 	cpuProf     string
+	universeLog string
 	memProf     string
 	memLimit    string
 	memModel    string
@@ -94,6 +95,8 @@ found: gate on 'everett report --shared'.`,
 	fl.StringVar(&f.setup, "setup", "", "setup point: init, sdk or off (default: the spec's; boot once there, fork every root universe from it)")
 	fl.StringVar(&f.memLimit, "memory-limit", "", "host memory the search aims to stay under (e.g. 1536MiB, 4GiB, or none): the corpus holds at most a quarter of it beyond the boot snapshot, evicting entries to their fork paths (rebuilt when picked again; results never change), and Go's garbage collector keeps its heap under it less 256 MiB for the JIT's code (default: the spec's budgets.memory, else 1536MiB: a 2-core CI runner has 4-7 GB)")
 	fl.StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the search to this file")
+	fl.StringVar(&f.universeLog, "universe-log", "", "write each universe's index, seed, forks, instructions, state hash and failure to this file (to check that two binaries run alike)")
+	_ = fl.MarkHidden("universe-log")
 	_ = fl.MarkHidden("cpuprofile")
 	fl.StringVar(&f.memProf, "memprofile", "", "write a Go heap profile of the search at its peak heap to this file (sampled every 2 s)")
 	_ = fl.MarkHidden("memprofile")
@@ -198,6 +201,14 @@ func runExplore(args []string, f exploreFlags, stdout, stderr io.Writer) error {
 	}
 	if isTerminal(os.Stderr) {
 		o.Progress = stderr
+	}
+	if f.universeLog != "" {
+		lf, err := os.Create(f.universeLog)
+		if err != nil {
+			return usageErr("--universe-log: %v", err)
+		}
+		defer lf.Close()
+		o.UniverseLog = lf
 	}
 	if f.metricsAddr != "" {
 		o.Metrics = explorer.NewMetrics()
