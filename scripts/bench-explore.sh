@@ -15,43 +15,20 @@
 # BASE=path/to/an/everett uses that binary instead; BASE=none skips it.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 EVERETT=bin/everett
 WORKERS=${WORKERS:-2}
 KV_UNIVERSES=${KV_UNIVERSES:-8}
 LINUX_UNIVERSES=${LINUX_UNIVERSES:-24}
 [ -x "$EVERETT" ] || { echo "bench-explore: run 'make bench'" >&2; exit 2; }
 if [ -z "${BASE:-}" ]; then
-	base_commit=$(git rev-parse -q --verify '18390b7^^{commit}' 2>/dev/null) || base_commit=
-	if [ -n "$base_commit" ]; then
-		BASE=${XDG_CACHE_HOME:-$HOME/.cache}/everett/base/$base_commit/everett
-		if [ ! -x "$BASE" ]; then
-			src=$(mktemp -d)
-			git archive "$base_commit" | tar -x -C "$src"
-			mkdir -p "$(dirname "$BASE")"
-			(cd "$src" && go build -o "$BASE.tmp" ./cmd/everett) && mv "$BASE.tmp" "$BASE"
-			rm -rf "$src"
-		fi
-	else
-		echo "bench-explore: no git history with 18390b7: no baseline" >&2
-		BASE=none
-	fi
+	BASE=$(base_everett 18390b7^) || { echo "bench-explore: no git history with 18390b7: no baseline" >&2; BASE=none; }
 fi
 [ "$BASE" = none ] && BASE=
 sh guest-images/examples/kv/build.sh >/dev/null
-kernel=$(sh guest-images/linux/build-kernel.sh)
-initrd=$(sh guest-images/linux/build-initramfs.sh)
-disk=$(sh guest-images/linux/build-disk.sh)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/linux.yaml" <<YAML
-name: linux-1node
-nodes:
-  - name: n0
-    kernel: $kernel
-    initrd: $initrd
-    disk: $disk
-    harts: 2
-YAML
+linux_spec "$tmp/linux.yaml"
 
 # best NAME SPEC UNIVERSES ENGINE: the best universes/s of RUNS runs
 # (default 3: the machine is shared, and load only ever slows a run).

@@ -19,38 +19,19 @@
 # change what Linux does), so the universes compare, not their results.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 EVERETT=bin/everett
 ETCD_UNIVERSES=${ETCD_UNIVERSES:-6}
 LINUX_UNIVERSES=${LINUX_UNIVERSES:-40}
 ROUNDS=${ROUNDS:-2}
 [ -x "$EVERETT" ] || { echo "bench-kernel: run 'make bench'" >&2; exit 2; }
 if [ -z "${BASE:-}" ]; then
-	base_commit=$(git rev-parse -q --verify 'ad344b6^^{commit}' 2>/dev/null) ||
-		{ echo "bench-kernel: no git history with ad344b6: set BASE" >&2; exit 2; }
-	BASE=${XDG_CACHE_HOME:-$HOME/.cache}/everett/base/$base_commit/everett
-	if [ ! -x "$BASE" ]; then
-		src=$(mktemp -d)
-		git archive "$base_commit" | tar -x -C "$src"
-		mkdir -p "$(dirname "$BASE")"
-		(cd "$src" && go build -o "$BASE.tmp" ./cmd/everett) && mv "$BASE.tmp" "$BASE"
-		rm -rf "$src"
-	fi
+	BASE=$(base_everett ad344b6^) || { echo "bench-kernel: no git history with ad344b6: set BASE" >&2; exit 2; }
 fi
 sh guest-images/examples/etcd/build.sh >/dev/null
-kernel=$(sh guest-images/linux/build-kernel.sh)
-initrd=$(sh guest-images/linux/build-initramfs.sh)
-disk=$(sh guest-images/linux/build-disk.sh)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/linux.yaml" <<YAML
-name: linux-1node
-nodes:
-  - name: n0
-    kernel: $kernel
-    initrd: $initrd
-    disk: $disk
-    harts: 2
-YAML
+linux_spec "$tmp/linux.yaml"
 
 # run BIN NAME SPEC UNIVERSES ROUND: one search; appends "wall cpu rssKiB"
 # to $tmp/NAME-BIN.

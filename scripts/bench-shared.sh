@@ -23,26 +23,16 @@
 # run it on an otherwise idle machine.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 EVERETT=bin/everett
 UNIVERSES=${UNIVERSES:-200}
 SEEDS=${SEEDS:-5}
 [ -x "$EVERETT" ] || { echo "bench-shared: run 'make bench'" >&2; exit 2; }
-kernel=$(sh guest-images/linux/build-kernel.sh)
-initrd=$(sh guest-images/linux/build-initramfs.sh)
-disk=$(sh guest-images/linux/build-disk.sh)
 make -s -C guest-images/examples/ttas
 sh guest-images/examples/seqlock/build.sh >/dev/null
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-cat >"$tmp/linux.yaml" <<YAML
-name: linux-1node
-nodes:
-  - name: n0
-    kernel: $kernel
-    initrd: $initrd
-    disk: $disk
-    harts: 2
-YAML
+linux_spec "$tmp/linux.yaml"
 
 now() { date +%s.%N; }
 
