@@ -458,6 +458,7 @@ func newReplayCmd() *cobra.Command {
 	var snapOut string
 	var engine engineValue
 	var bootCache string
+	var cpuProf string
 	cmd := &cobra.Command{
 		Use:   "replay REPORT.json | BUCKET-URL/failures/NAME.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
@@ -474,6 +475,13 @@ func newReplayCmd() *cobra.Command {
 			}
 			r.Spec.SetEngine(engine.e)
 			useBootCache(bootCache, cmd.ErrOrStderr())
+			if cpuProf != "" {
+				stop, err := startCPUProfile(cpuProf)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			o := explorer.ReplayOptions{Until: until}
 			if console {
 				o.Echo = func(node int) io.Writer { return cmd.OutOrStdout() }
@@ -538,6 +546,8 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().Uint64Var(&until, "until", 0, "stop at this instruction count")
 	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
 	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
+	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the replay to this file")
+	_ = cmd.Flags().MarkHidden("cpuprofile")
 	cmd.Flags().StringVar(&snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
 	addEngineFlag(cmd.Flags(), &engine)
 	addBootCacheFlag(cmd.Flags(), &bootCache)
