@@ -65,8 +65,12 @@ type nodeState struct {
 // takeSnapshot freezes the universe (at a window boundary) into its list of
 // snapshots, which the search may add to its corpus.
 func (u *Universe) takeSnapshot(why string) {
-	if len(u.snaps) >= u.maxSnaps {
+	if u.maxSnaps <= 0 {
 		return
+	}
+	if len(u.snaps) >= u.maxSnaps {
+		// Keep the latest: spaced by snapDue, they are the deepest.
+		u.snaps = append(u.snaps[:0], u.snaps[1:]...)
 	}
 	u.snaps = append(u.snaps, u.Snapshot(why))
 }
