@@ -94,33 +94,10 @@ func (u *Universe) checkCoverage() {
 	if u.cov == nil || u.seen == nil {
 		return
 	}
-	n := u.cov.NewEdges + u.cov.NewPairs
-	if n <= u.newEdges {
-		return
+	if n := u.cov.NewEdges + u.cov.NewPairs; n > u.newEdges {
+		u.newEdges = n
+		u.interesting(fmt.Sprintf("new coverage (%d edge and %d interleaving buckets)", u.cov.NewEdges, u.cov.NewPairs))
 	}
-	u.newEdges = n
-	if !u.snapDue() {
-		return
-	}
-	u.interesting(fmt.Sprintf("new coverage (%d edge and %d interleaving buckets)", u.cov.NewEdges, u.cov.NewPairs))
-}
-
-// snapDue reports whether a window with new coverage is far enough from
-// the universe's last snapshot to take another: the time since the
-// universe's start (its last fork) must have at least doubled since then.
-// Nearly every universe reaches new buckets in its first windows (the
-// search's record is only merged between batches), so without spacing
-// its snapshots all lay within 2 ms of its start (kv-safe, 2026-12-05):
-// a fork from one saved no prefix and varied nothing a root does not.
-// Spaced, a universe takes about log2(length/first) snapshots and keeps
-// its latest (takeSnapshot): deep states, whose prefix forks then skip.
-func (u *Universe) snapDue() bool {
-	if len(u.snaps) == 0 {
-		return true
-	}
-	start := u.path[len(u.path)-1].At
-	last := u.snaps[len(u.snaps)-1].T
-	return u.t > last && u.t-start >= 2*(last-start)
 }
 
 // coveredEdges lists the edge slots the universe touched, ascending.

@@ -65,12 +65,8 @@ type nodeState struct {
 // takeSnapshot freezes the universe (at a window boundary) into its list of
 // snapshots, which the search may add to its corpus.
 func (u *Universe) takeSnapshot(why string) {
-	if u.maxSnaps <= 0 {
-		return
-	}
 	if len(u.snaps) >= u.maxSnaps {
-		// Keep the latest: spaced by snapDue, they are the deepest.
-		u.snaps = append(u.snaps[:0], u.snaps[1:]...)
+		return
 	}
 	u.snaps = append(u.snaps, u.Snapshot(why))
 }
