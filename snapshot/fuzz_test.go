@@ -133,3 +133,31 @@ func TestEverySectionFieldIsChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestASectionThatDecodesToFarMoreThanItStoresDecodesExactly(t *testing.T) {
+	// 40 MiB of pages of one byte each: thousands of times its stored
+	// size, past the first allocation, so the stream decodes the rest.
+	page := bytes.Repeat([]byte{0x5a}, 4096)
+	var buf bytes.Buffer
+	w, _ := zstd.NewWriter(&buf)
+	for range 40 << 20 / 4096 {
+		w.Write(page)
+	}
+	w.Close()
+	if first := max(growStep, firstRatio*uint64(buf.Len())); first >= 40<<20 {
+		t.Fatalf("the test's section (%d bytes stored) fits the first allocation (%d)", buf.Len(), first)
+	}
+	out, err := unzstd(buf.Bytes(), 40<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 40<<20 || out[0] != 0x5a || out[len(out)-1] != 0x5a || bytes.Count(out, []byte{0x5a}) != len(out) {
+		t.Fatalf("decoded %d bytes, not the 40 MiB stored", len(out))
+	}
+	if _, err := unzstd(buf.Bytes(), 40<<20-1); err == nil {
+		t.Fatal("a section that decodes to one byte more than declared decoded")
+	}
+	if _, err := unzstd(buf.Bytes(), 40<<20+1); err == nil {
+		t.Fatal("a section that decodes to one byte less than declared decoded")
+	}
+}
