@@ -18,7 +18,12 @@
 #      for the two processes of 1. sharing their corpus and coverage, and
 #      for two that share only the claims (--shared-isolated). Prints both
 #      curves (seconds:edges, one point per finished claim) and when each
-#      reached the edges both reached.
+#      reached the edges both reached. (One process's corpus adds no
+#      edges on this spec, 2026-12-05, so sharing it cannot either.)
+#   4. what sharing brings where the corpus finds bugs: the first failure
+#      of go-fieldorder and go-dblclose (guest-images/bugs) from seeds
+#      BUG_SEEDS, 2 processes sharing the corpus against 2 sharing only
+#      the claims.
 # Each process runs one explorer worker, so two processes use two cores:
 # run it on an otherwise idle machine.
 set -eu
@@ -133,3 +138,28 @@ echo "shared search, one-node Linux, 2 processes sharing only the claims, second
 when() { echo "$1" | tr ' ' '\n' | awk -F: -v e="$2" '$2 >= e { print $1; exit }'; }
 both=$(printf '%s\n%s\n' "${shared_curve##*:}" "${isolated_curve##*:}" | sort -n | head -n 1)
 echo "shared search, one-node Linux: $both edges after $(when "$shared_curve" "$both") s sharing, $(when "$isolated_curve" "$both") s not sharing"
+
+# What sharing brings where the corpus finds bugs: two Go bug kernels that
+# one process finds several times sooner with forks from its corpus than
+# from roots alone (docs/rationale/explorer.md, "What does the corpus
+# do?"), from seeds BUG_SEEDS (default "3 4": where roots alone find
+# nothing in 600 universes), 2 processes sharing the corpus against 2
+# sharing only the claims: the universe and seconds of the first failure
+# ("none": not within 600 universes).
+make -s -C guest-images/bugs >/dev/null
+for prog in go-fieldorder go-dblclose; do
+	for s in ${BUG_SEEDS:-3 4}; do
+		line="shared search, $prog seed $s, 2 processes, first failure (universe, seconds):"
+		for mode in sharing isolated; do
+			iso=
+			[ "$mode" = isolated ] && iso=--shared-isolated
+			# shellcheck disable=SC2086 # iso is one word or none
+			shared "$prog-$s-$mode" 2 --seed "$s" --stop-on-failure --universes 600 $iso --linux --smp 2 "build/bugs/$prog"
+			"$EVERETT" report --shared "file://$tmp/bucket-$prog-$s-$mode" --out "$tmp/$prog-$s-$mode-report" >/dev/null || true
+			ff=$(tr -d ' \n' <"$tmp/$prog-$s-$mode-report/summary.json" |
+				sed -n 's/.*"first_failure":{[^}]*"universe":\([0-9]*\)[^}]*"seconds":\([0-9.e+-]*\).*/\1 \2 s/p')
+			line="$line $mode ${ff:-none}"
+		done
+		echo "$line"
+	done
+done
