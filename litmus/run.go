@@ -188,6 +188,7 @@ type worker struct {
 	snap *emu.Snapshot
 	key  []byte
 	buf  [8]byte
+	weak bool // a model other than sc: runs may keep a thread behind
 }
 
 func newWorker(p *Program, obs []Loc, opt *Options) (*worker, error) {
@@ -216,7 +217,7 @@ func newWorker(p *Program, obs []Loc, opt *Options) (*worker, error) {
 			return nil, fmt.Errorf("%w %s: %w", ErrModel, opt.model(), err)
 		}
 	}
-	return &worker{p: p, obs: obs, m: m, snap: m.Snapshot(), key: make([]byte, 8*len(obs))}, nil
+	return &worker{p: p, obs: obs, m: m, snap: m.Snapshot(), key: make([]byte, 8*len(obs)), weak: opt.model() != ModelSC}, nil
 }
 
 // run performs one run from the snapshot under the plan seed draws, and
@@ -227,9 +228,12 @@ func (w *worker) run(seed uint64) (string, error) {
 	if err := m.RestoreSnapshot(w.snap); err != nil {
 		return "", fmt.Errorf("restore: %w", err)
 	}
-	pl := drawPlan(seed, len(p.Threads), p.CodeInsns, p.LRSC)
+	pl := drawPlan(seed, len(p.Threads), p.CodeInsns, p.LRSC, w.weak)
 	if err := m.SetSchedule(pl.sched); err != nil {
 		return "", fmt.Errorf("schedule: %w", err)
+	}
+	if pl.lag >= 0 {
+		m.LagHart(pl.lag)
 	}
 	for i, th := range p.Threads {
 		m.Hart(i).SetPC(th.Entry - 4*uint64(pl.delay[i]))

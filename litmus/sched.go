@@ -11,6 +11,7 @@ import (
 type plan struct {
 	sched emu.SchedConfig
 	delay []int // per thread, instructions of the sled it runs first
+	lag   int   // the thread a weak model keeps behind (emu's LagHart), or -1
 }
 
 // quantumMax are the longest quanta a run may draw: mostly single
@@ -24,16 +25,36 @@ const lrscQuantumMin = 8
 // stallPercent are the stall chances a run may draw.
 var stallPercent = [...]uint64{0, 0, 10, 30, 60}
 
+// lagOdds: one run in lagOdds under a weak model keeps a laggard.
+const lagOdds = 3
+
+// lagQuantumMax are the longest quanta a run with a laggard may draw: short,
+// so that the threads after it run their columns in step, a gap apart.
+var lagQuantumMax = [...]uint64{1, 1, 2, 3}
+
 // drawPlan derives a run's plan from its seed: a random or PCT schedule
 // (emu/sched.go) with a drawn quantum range and stall chance, and a delay
 // per thread (none in a third of the threads, else up to MaxDelay).
+//
+// Under a weak model (weak), one run in lagOdds has a laggard, which
+// replaces its delays and quantum range (plan.lag; emu's LagHart): a drawn
+// thread starts first and keeps its accesses pending while the others let
+// theirs go at once; they start in a drawn order, each g instructions
+// after the one before (g drawn from MaxDelay/(2(threads-1)) to twice
+// that, so the last starts at most MaxDelay late), under quanta of at
+// most lagQuantumMax. The rare outcomes of the suite's three-thread shapes
+// (ISA2, Z6.*, WRC, 3.LB) need exactly that: one thread's store or load
+// pending while the others run their columns to the end, one after
+// another. The laggard is drawn after everything else, so a run without
+// one is the run it was before laggards existed, and sc runs (weak false)
+// never have one.
 //
 // A test with LR/SC draws no quantum range shorter than lrscQuantumMin:
 // the machine drops every reservation when another hart's turn comes
 // (RATIONALE: "Why LR/SC reservations are dropped when another hart
 // runs"), so an LR/SC retry loop under one-instruction quanta would never
 // succeed.
-func drawPlan(seed uint64, threads, insns int, lrsc bool) plan {
+func drawPlan(seed uint64, threads, insns int, lrsc, weak bool) plan {
 	r := rand.New(rand.NewPCG(seed, 0x6c69746d7573)) // a local stream, not the global one
 	var p plan
 	c := emu.SchedConfig{
@@ -58,6 +79,22 @@ func drawPlan(seed uint64, threads, insns int, lrsc bool) plan {
 	for i := range p.delay {
 		if r.IntN(3) != 0 {
 			p.delay[i] = r.IntN(MaxDelay + 1)
+		}
+	}
+	p.lag = -1
+	if weak && threads > 1 && r.IntN(lagOdds) == 0 {
+		// The laggard starts first; the others follow in a drawn order,
+		// a drawn gap apart.
+		perm := r.Perm(threads)
+		p.lag = perm[0]
+		half := MaxDelay / (2 * (threads - 1))
+		g := half + r.IntN(half+1)
+		p.sched.QuantumMax = lagQuantumMax[r.IntN(len(lagQuantumMax))]
+		if lrsc {
+			p.sched.QuantumMax = max(p.sched.QuantumMax, lrscQuantumMin)
+		}
+		for k, i := range perm {
+			p.delay[i] = k * g
 		}
 	}
 	return p

@@ -13,6 +13,9 @@
 # $EVERETT_LITMUS_SUITE or /work/shared/litmus-riscv/tests. One worker:
 # the host is shared. Exit 1 if a forbidden outcome or state was shown.
 # Set EVERETT_LITMUS_MISSED=1 to list the allowed outcomes not shown.
+# Point EVERETT_LITMUS_SUITE at one folder of the suite (say
+# .../tests/non-mixed-size/SF_THESIS/BASIC, 483 files, about 30 s) to
+# measure it alone; its family is then named ".".
 # Measured 2026-12-04 on a shared 2-core host: K=8 takes about 70 s a
 # model; the whole suite about nine minutes a model.
 set -eu
