@@ -153,8 +153,19 @@ for prog in go-fieldorder go-dblclose; do
 		for mode in sharing isolated; do
 			iso=
 			[ "$mode" = isolated ] && iso=--shared-isolated
-			# shellcheck disable=SC2086 # iso is one word or none
-			shared "$prog-$s-$mode" 2 --seed "$s" --stop-on-failure --universes 600 $iso --linux --smp 2 "build/bugs/$prog"
+			# Not shared(): its flags would follow PROGRAM and become the
+			# program's arguments.
+			pids=
+			for p in 1 2; do
+				# shellcheck disable=SC2086 # iso is one word or none
+				"$EVERETT" explore --workers 1 --claim 4 --lease 1m --shared "file://$tmp/bucket-$prog-$s-$mode" $iso \
+					--seed "$s" --stop-on-failure --universes 600 --out "$tmp/$prog-$s-$mode-$p" \
+					--linux --smp 2 "build/bugs/$prog" >"$tmp/$prog-$s-$mode-$p.out" 2>"$tmp/$prog-$s-$mode-$p.err" &
+				pids="$pids $!"
+			done
+			for pid in $pids; do
+				wait "$pid" || { echo "bench-shared: a worker of $prog seed $s failed:" >&2; cat "$tmp/$prog-$s-$mode"-*.err >&2; exit 1; }
+			done
 			"$EVERETT" report --shared "file://$tmp/bucket-$prog-$s-$mode" --out "$tmp/$prog-$s-$mode-report" >/dev/null || true
 			ff=$(tr -d ' \n' <"$tmp/$prog-$s-$mode-report/summary.json" |
 				sed -n 's/.*"first_failure":{[^}]*"universe":\([0-9]*\)[^}]*"seconds":\([0-9.e+-]*\).*/\1 \2 s/p')
