@@ -16,6 +16,7 @@ import (
 	"everett/emu"
 	"everett/internal/buildinfo"
 	"everett/internal/guestbuild"
+	"everett/snapshot"
 )
 
 // buildProg builds explorer/testdata/<name> with the test runtime.
@@ -67,6 +68,25 @@ func TestTheExplorerFindsARaceTheFixedScheduleMisses(t *testing.T) {
 	}
 	if rep.Version != buildinfo.Version() {
 		t.Fatalf("the report names everett %q, this is %q", rep.Version, buildinfo.Version())
+	}
+
+	// A report whose state hash was computed over another snapshot
+	// format (or an unrecorded one) reproduces on its failure and
+	// instruction count, its hash not compared; over this everett's
+	// format, a different hash is a different run.
+	if rep.HashFormat != snapshot.Version {
+		t.Fatalf("the report names state-hash format %d, this is %d", rep.HashFormat, snapshot.Version)
+	}
+	for _, format := range []int{0, snapshot.Version - 1, snapshot.Version} {
+		other := *rep
+		other.StateHash, other.HashFormat = "0123456789abcdef", format
+		got, err := Replay(&other, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uncompared := format != snapshot.Version; got.Reproduced != uncompared || got.HashUncompared != uncompared {
+			t.Fatalf("a report of hash format %d with another hash: reproduced %v, hash uncompared %v", format, got.Reproduced, got.HashUncompared)
+		}
 	}
 
 	// A report from an everett that draws other plans from the same

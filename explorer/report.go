@@ -17,6 +17,7 @@ import (
 	"everett/emu"
 	"everett/emu/board"
 	"everett/internal/buildinfo"
+	"everett/snapshot"
 )
 
 // ReportFormat names the report format and its version.
@@ -36,7 +37,12 @@ type Report struct {
 	// WMO is the emu.WMOVersion of the rvwmo model the universe ran
 	// under (absent: it ran under sc, or it was written before the
 	// model's versions were recorded).
-	WMO        int              `json:"rvwmo_version,omitempty"`
+	WMO int `json:"rvwmo_version,omitempty"`
+	// HashFormat is the snapshot format (snapshot.Version) whose encoding
+	// of the machine StateHash hashed (absent: not recorded). A replay by
+	// an everett of another format cannot compare state hashes: the same
+	// state hashes differently.
+	HashFormat int              `json:"state_hash_format,omitempty"`
 	Signature  string           `json:"signature"`
 	Failure    Failure          `json:"failure"`
 	RootTrap   *RootTrap        `json:"root_trap,omitempty"`
@@ -75,6 +81,7 @@ func newReport(s *Spec, root uint64, index int, u *Universe) *Report {
 		Version:    buildinfo.Version(),
 		Machine:    emu.MachineVersion,
 		WMO:        wmoVersionOf(u.plan),
+		HashFormat: snapshot.Version,
 		Signature:  u.failure.Signature(),
 		Failure:    *u.failure,
 		RootTrap:   u.root,
@@ -255,15 +262,21 @@ func workloadOrNil(s *Spec) []workloadKind {
 
 // ReplayResult is what a replay did.
 type ReplayResult struct {
-	Failure    *Failure
-	RootTrap   *RootTrap // the exception that led to the failure, if known
-	ICount     uint64
-	Time       uint64
-	StateHash  string
-	Reproduced bool // same failure, same instruction count, same state hash
-	Console    []string
-	Universe   *Universe
-	suppressed []int
+	Failure   *Failure
+	RootTrap  *RootTrap // the exception that led to the failure, if known
+	ICount    uint64
+	Time      uint64
+	StateHash string
+	// Reproduced: the same failure at the same instruction count, with
+	// the same state hash unless HashUncompared.
+	Reproduced bool
+	// HashUncompared: the report's state hash was computed over another
+	// snapshot format than this everett's (or one not recorded), so it
+	// was not compared.
+	HashUncompared bool
+	Console        []string
+	Universe       *Universe
+	suppressed     []int
 }
 
 // ReplayOptions direct a replay.
@@ -450,8 +463,9 @@ func Replay(r *Report, o ReplayOptions) (res *ReplayResult, err error) {
 		Console:   u.ConsoleTails(),
 		Universe:  u,
 	}
-	res.Reproduced = u.failure != nil && u.failure.Signature() == r.Signature &&
-		res.ICount == r.ICount && res.StateHash == r.StateHash
+	same := u.failure != nil && u.failure.Signature() == r.Signature && res.ICount == r.ICount
+	res.HashUncompared = same && res.StateHash != r.StateHash && r.HashFormat != snapshot.Version
+	res.Reproduced = same && (res.StateHash == r.StateHash || res.HashUncompared)
 	return res, nil
 }
 

@@ -530,6 +530,14 @@ func newReplayCmd() *cobra.Command {
 			case res.Reproduced:
 				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
 					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+				if res.HashUncompared {
+					format := "a snapshot format it does not record"
+					if r.HashFormat != 0 {
+						format = fmt.Sprintf("snapshot format %d", r.HashFormat)
+					}
+					fmt.Fprintf(out, "  the report's state hash (%s) was computed over %s, this everett's over format %d: not compared\n",
+						r.StateHash, format, snapshot.Version)
+				}
 				printProcess(out, res.Failure)
 				printRootTrap(out, res.RootTrap, args[0])
 				if res.Failure.Stack != "" { // a bug in everett: where it panicked
