@@ -6,7 +6,9 @@
 #   scripts/ab-found.sh OLD_BINARY NEW_BINARY [TARGET...]
 # Targets (default all but etcd): ttas, race (bare metal), seqlock, kv
 # (own inits), deadlock (explorer/testdata/workload/deadlock, a workload),
-# tickets, bank, gotest (workload examples), etcd (spec.yaml, slow).
+# tickets, bank, gotest (workload examples), etcd (spec.yaml, slow: the
+# correct client, nothing to find), etcd-serializable (the broken client,
+# spec-serializable.yaml, found in its first universes; slow too).
 # The universe counts do not depend on the host's load; --workers 1 keeps
 # each search a function of its seed.
 set -eu
@@ -26,7 +28,7 @@ for t in $targets; do
 	race) make -s -C guest-images/examples/race >/dev/null ;;
 	seqlock) sh guest-images/examples/seqlock/build.sh >/dev/null ;;
 	kv) sh guest-images/examples/kv/build.sh >/dev/null ;;
-	etcd) sh guest-images/examples/etcd/build.sh >/dev/null ;;
+	etcd | etcd-serializable) sh guest-images/examples/etcd/build.sh >/dev/null ;;
 	deadlock) riscv64-linux-gnu-gcc -static -O2 -g -Wall -pthread -I guest-images/sdk \
 		explorer/testdata/workload/deadlock/deadlock.c -o build/ab/deadlock ;;
 	tickets | bank) make -s -C "guest-images/examples/$t" >/dev/null ;;
@@ -42,6 +44,7 @@ args() {
 	seqlock) echo "guest-images/examples/seqlock/spec.yaml" ;;
 	kv) echo "guest-images/examples/kv/spec.yaml" ;;
 	etcd) echo "guest-images/examples/etcd/spec.yaml" ;;
+	etcd-serializable) echo "guest-images/examples/etcd/spec-serializable.yaml" ;;
 	deadlock) echo "--linux --smp 2 build/ab/deadlock" ;;
 	tickets) echo "--linux --smp 2 build/examples/tickets/tickets" ;;
 	bank) echo "--linux --smp 2 build/examples/bank/bank" ;;
