@@ -452,28 +452,24 @@ func isTerminal(f *os.File) bool {
 }
 
 func newReplayCmd() *cobra.Command {
-	var until uint64
-	var console bool
-	var traceWindow int
-	var snapOut string
+	var o replayFlags
 	var engine engineValue
 	var bootCache string
 	var cpuProf string
 	cmd := &cobra.Command{
-		Use:   "replay REPORT.json | BUCKET-URL/failures/NAME.json",
+		Use:   "replay REPORT.json... | BUCKET-URL/failures/NAME.json",
 		Short: "Reproduce a report's failure exactly (exit code 1 when it reproduces)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Reproduce a report's failure exactly (exit code 1 when it reproduces).
+
+Several reports replay one after another in one process, each boot run
+once (a report whose boot another one ran restores it): exit code 1 when
+every one of them ends in a failure, and a last line counting those
+reproduced.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			local, err := localReport(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return usageErr("%v", err)
+			if len(args) > 1 && o.snapOut != "" {
+				return usageErr("--snapshot-out takes one report, not %d", len(args))
 			}
-			args[0] = local
-			r, err := explorer.LoadReport(local)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			r.Spec.SetEngine(engine.e)
 			useBootCache(bootCache, cmd.ErrOrStderr())
 			if cpuProf != "" {
 				stop, err := startCPUProfile(cpuProf)
@@ -482,84 +478,131 @@ func newReplayCmd() *cobra.Command {
 				}
 				defer stop()
 			}
-			o := explorer.ReplayOptions{Until: until}
-			if console {
-				o.Echo = func(node int) io.Writer { return cmd.OutOrStdout() }
-			}
-			res, err := explorer.Replay(r, o)
-			if err != nil {
-				return usageErr("%v", err)
-			}
 			out := cmd.OutOrStdout()
-			if snapOut != "" && res.Universe == nil {
-				fmt.Fprintln(out, "no snapshot: everett panicked in the universe")
-			} else if snapOut != "" {
-				if err := saveReplaySnapshots(out, res.Universe, snapOut); err != nil {
-					return fmt.Errorf("--snapshot-out: %w", err)
+			failed, reproduced := 0, 0
+			for i, arg := range args {
+				if len(args) > 1 {
+					fmt.Fprintf(out, "%s (%d of %d):\n", arg, i+1, len(args))
 				}
-			}
-			if traceWindow > 0 && res.Universe != nil {
-				steps, err := explorer.TraceWindow(r, res.ICount, traceWindow)
+				start := time.Now()
+				res, err := replayOne(cmd, arg, engine, o)
 				if err != nil {
-					return usageErr("%v", err)
+					return err
 				}
-				fmt.Fprintf(out, "the last %d instructions:\n", len(steps))
-				for _, s := range steps {
-					bits := fmt.Sprintf("%08x", s.Raw)
-					if s.Raw&3 != 3 {
-						bits = fmt.Sprintf("    %04x", s.Raw&0xffff)
+				if len(args) > 1 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "everett replay: %s in %.2f s\n", arg, time.Since(start).Seconds())
+				}
+				if res.Failure != nil && (o.until == 0 || res.ICount <= o.until) {
+					failed++
+					if res.Reproduced {
+						reproduced++
 					}
-					sym := ""
-					if s.Symbol != "" {
-						sym = " <" + s.Symbol + ">"
-					}
-					trap := ""
-					if s.Trapped {
-						trap = "  (trapped)"
-					}
-					fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s%s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm, trap)
 				}
 			}
-			switch {
-			case res.Failure == nil:
-				fmt.Fprintf(out, "no failure by instruction %d (state hash %s)\n", res.ICount, res.StateHash)
-				return nil
-			case until != 0 && res.ICount > until:
-				fmt.Fprintf(out, "no failure by instruction %d\n", until)
-				return nil
-			case res.Reproduced:
-				fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
-					res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
-				if res.HashUncompared {
-					format := "a snapshot format it does not record"
-					if r.HashFormat != 0 {
-						format = fmt.Sprintf("snapshot format %d", r.HashFormat)
-					}
-					fmt.Fprintf(out, "  the report's state hash (%s) was computed over %s, this everett's over format %d: not compared\n",
-						r.StateHash, format, snapshot.Version)
-				}
-				printProcess(out, res.Failure)
-				printRootTrap(out, res.RootTrap, args[0])
-				if res.Failure.Stack != "" { // a bug in everett: where it panicked
-					fmt.Fprintf(out, "  everett panicked:\n%s\n", res.Failure.Stack)
-				}
-			default:
-				fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
-					res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
-				printRootTrap(out, res.RootTrap, args[0])
+			if len(args) > 1 {
+				fmt.Fprintf(out, "%d of %d reports reproduced\n", reproduced, len(args))
 			}
-			return &exitError{code: 1}
+			if failed == len(args) {
+				return &exitError{code: 1}
+			}
+			return nil
 		},
 	}
-	cmd.Flags().Uint64Var(&until, "until", 0, "stop at this instruction count")
-	cmd.Flags().BoolVar(&console, "console", false, "show the guests' console output")
-	cmd.Flags().IntVar(&traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
+	cmd.Flags().Uint64Var(&o.until, "until", 0, "stop at this instruction count")
+	cmd.Flags().BoolVar(&o.console, "console", false, "show the guests' console output")
+	cmd.Flags().IntVar(&o.traceWindow, "trace-window", 0, "trace the last K instructions before the failure (or --until)")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the replay to this file")
 	_ = cmd.Flags().MarkHidden("cpuprofile")
-	cmd.Flags().StringVar(&snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
+	cmd.Flags().StringVar(&o.snapOut, "snapshot-out", "", "save the state where the replay stopped (one file per node: FILE, or FILE.nodeK for clusters)")
 	addEngineFlag(cmd.Flags(), &engine)
 	addBootCacheFlag(cmd.Flags(), &bootCache)
 	return cmd
+}
+
+// replayFlags are replay's flags that apply to each report.
+type replayFlags struct {
+	until       uint64
+	console     bool
+	traceWindow int
+	snapOut     string
+}
+
+// replayOne replays one report and prints what came of it.
+func replayOne(cmd *cobra.Command, arg string, engine engineValue, f replayFlags) (*explorer.ReplayResult, error) {
+	local, err := localReport(arg, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	r, err := explorer.LoadReport(local)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	r.Spec.SetEngine(engine.e)
+	o := explorer.ReplayOptions{Until: f.until}
+	if f.console {
+		o.Echo = func(node int) io.Writer { return cmd.OutOrStdout() }
+	}
+	res, err := explorer.Replay(r, o)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	out := cmd.OutOrStdout()
+	if f.snapOut != "" && res.Universe == nil {
+		fmt.Fprintln(out, "no snapshot: everett panicked in the universe")
+	} else if f.snapOut != "" {
+		if err := saveReplaySnapshots(out, res.Universe, f.snapOut); err != nil {
+			return nil, fmt.Errorf("--snapshot-out: %w", err)
+		}
+	}
+	if f.traceWindow > 0 && res.Universe != nil {
+		steps, err := explorer.TraceWindow(r, res.ICount, f.traceWindow)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		fmt.Fprintf(out, "the last %d instructions:\n", len(steps))
+		for _, s := range steps {
+			bits := fmt.Sprintf("%08x", s.Raw)
+			if s.Raw&3 != 3 {
+				bits = fmt.Sprintf("    %04x", s.Raw&0xffff)
+			}
+			sym := ""
+			if s.Symbol != "" {
+				sym = " <" + s.Symbol + ">"
+			}
+			trap := ""
+			if s.Trapped {
+				trap = "  (trapped)"
+			}
+			fmt.Fprintf(out, "  %d node %d hart %d pc 0x%x%s: %s %s%s\n", s.ICount, s.Node, s.Hart, s.PC, sym, bits, s.Disasm, trap)
+		}
+	}
+	switch {
+	case res.Failure == nil:
+		fmt.Fprintf(out, "no failure by instruction %d (state hash %s)\n", res.ICount, res.StateHash)
+	case f.until != 0 && res.ICount > f.until:
+		fmt.Fprintf(out, "no failure by instruction %d\n", f.until)
+	case res.Reproduced:
+		fmt.Fprintf(out, "reproduced: %s\n  at instruction %d, virtual time %d ns, state hash %s\n",
+			res.Failure.Signature(), res.ICount, res.Time, res.StateHash)
+		if res.HashUncompared {
+			format := "a snapshot format it does not record"
+			if r.HashFormat != 0 {
+				format = fmt.Sprintf("snapshot format %d", r.HashFormat)
+			}
+			fmt.Fprintf(out, "  the report's state hash (%s) was computed over %s, this everett's over format %d: not compared\n",
+				r.StateHash, format, snapshot.Version)
+		}
+		printProcess(out, res.Failure)
+		printRootTrap(out, res.RootTrap, arg)
+		if res.Failure.Stack != "" { // a bug in everett: where it panicked
+			fmt.Fprintf(out, "  everett panicked:\n%s\n", res.Failure.Stack)
+		}
+	default:
+		fmt.Fprintf(out, "failed differently: %s at instruction %d (state hash %s); the report says %s at %d (%s)\n",
+			res.Failure.Signature(), res.ICount, res.StateHash, r.Signature, r.ICount, r.StateHash)
+		printRootTrap(out, res.RootTrap, arg)
+	}
+	return res, nil
 }
 
 // saveReplaySnapshots writes each node's state where a replay stopped as a
