@@ -9,16 +9,7 @@ import (
 // Several reports replay in one process, each with its own verdict, and
 // the exit code is 1 only when every one of them ends in a failure.
 func TestReplayOfSeveralReportsGivesEachItsVerdictAndCountsThoseReproduced(t *testing.T) {
-	prog := program(t, exitWith(7)...) // exit code 3 at its sixth instruction
-	dir := t.TempDir()
-	if code, _, errs := runCLI(t, "explore", "--elf", prog, "--out", dir, "--workers", "1", "--universes", "1"); code != 1 {
-		t.Fatalf("explore exit code %d; stderr %s", code, errs)
-	}
-	reps, err := filepath.Glob(filepath.Join(dir, "failure-*.json"))
-	if err != nil || len(reps) != 1 {
-		t.Fatalf("reports %v (%v)", reps, err)
-	}
-	r := reps[0]
+	r := reportOf(t, program(t, exitWith(7)...)) // exit code 3 at its sixth instruction
 
 	code, out, errs := runCLI(t, "replay", r, r)
 	if code != 1 || strings.Count(out, "reproduced: exit: exit code 3") != 2 ||
@@ -37,16 +28,8 @@ func TestReplayOfSeveralReportsGivesEachItsVerdictAndCountsThoseReproduced(t *te
 	}
 
 	// One that fails by instruction 10 and one that does not: exit code 0.
-	late := program(t, append(strings.Fields("nop nop nop nop nop nop nop nop nop nop"), exitWith(7)...)...)
-	ldir := t.TempDir()
-	if code, _, errs := runCLI(t, "explore", "--elf", late, "--out", ldir, "--workers", "1", "--universes", "1"); code != 1 {
-		t.Fatalf("explore of the later failure: exit code %d; stderr %s", code, errs)
-	}
-	lreps, err := filepath.Glob(filepath.Join(ldir, "failure-*.json"))
-	if err != nil || len(lreps) != 1 {
-		t.Fatalf("reports %v (%v)", lreps, err)
-	}
-	code, out, _ = runCLI(t, "replay", "--until", "10", r, lreps[0])
+	late := reportOf(t, program(t, append(strings.Fields("nop nop nop nop nop nop nop nop nop nop"), exitWith(7)...)...))
+	code, out, _ = runCLI(t, "replay", "--until", "10", r, late)
 	if code != 0 || !strings.Contains(out, "reproduced: exit: exit code 3") || !strings.Contains(out, "no failure by instruction 10") ||
 		lastLine(out) != "1 of 2 reports reproduced" {
 		t.Fatalf("replay --until 10 of an early and a late failure: exit code %d\n%s", code, out)
@@ -63,4 +46,19 @@ func TestReplayOfSeveralReportsGivesEachItsVerdictAndCountsThoseReproduced(t *te
 	if code != exitUsage || !strings.Contains(errs, "--snapshot-out takes one report, not 2") {
 		t.Fatalf("--snapshot-out with two reports: exit code %d, stderr %s", code, errs)
 	}
+}
+
+// reportOf explores a bare-metal program for one universe and returns the
+// one report it writes.
+func reportOf(t *testing.T, prog string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := runCLI(t, "explore", "--elf", prog, "--out", dir, "--workers", "1", "--universes", "1"); code != 1 {
+		t.Fatalf("explore of %s: exit code %d; stderr %s", prog, code, errs)
+	}
+	reps, err := filepath.Glob(filepath.Join(dir, "failure-*.json"))
+	if err != nil || len(reps) != 1 {
+		t.Fatalf("reports of %s: %v (%v)", prog, reps, err)
+	}
+	return reps[0]
 }
