@@ -101,10 +101,13 @@ type Result struct {
 	// BootOnce); its Snap is nil when every universe booted.
 	Boot *Boot
 	// Shared searches only: Pulled counts the corpus entries of other
-	// workers rebuilt into this one's corpus, Rejected those that did not
-	// rebuild exactly, Lost the universes of claims another worker
-	// finished first (run, but not counted).
-	Pulled, Rejected, Lost int
+	// workers added to this one's corpus (as placeholders), Rejected
+	// those picked that did not rebuild exactly, Lost the universes of claims another worker
+	// finished first (run, but not counted). Rebuilt counts the pulled
+	// entries rebuilt (those picked to fork from) and ReplayedICount the
+	// instructions their replays ran (work no universe counts).
+	Pulled, Rejected, Lost, Rebuilt int
+	ReplayedICount                  uint64
 	// Memory is what the corpus held (host bookkeeping, like JIT: it
 	// depends on what ran first where universes share decoded code).
 	Memory CorpusMemory
@@ -349,6 +352,8 @@ type search struct {
 	// rejected counts the other workers' corpus entries that did not
 	// rebuild (explorer workers add to it).
 	rejected atomic.Int64
+	// tally counts those that did (explorer workers add to it).
+	tally rebuildTally
 }
 
 // take counts a universe that ran to its end: its instructions, coverage,

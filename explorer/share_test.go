@@ -128,13 +128,17 @@ func TestCorpusEntriesFromAnotherWorkerRebuildAndADamagedOneIsRejected(t *testin
 		t.Fatalf("%d corpus entries in 24 universes, want some", len(entries))
 	}
 	for _, e := range entries {
-		if _, err := rebuildEntry(s, nil, e); err != nil {
+		_, replayed, err := rebuildEntry(s, nil, e)
+		if err != nil {
 			t.Fatalf("entry of universe %d at %d ns: %v", e.Universe, e.T, err)
+		}
+		if replayed != e.ICount { // from its start: no boot snapshot
+			t.Fatalf("entry of universe %d at instruction %d: replayed %d instructions", e.Universe, e.ICount, replayed)
 		}
 	}
 	bad := entries[0]
 	bad.ICount++
-	if _, err := rebuildEntry(s, nil, bad); err == nil {
+	if _, _, err := rebuildEntry(s, nil, bad); err == nil {
 		t.Fatal("an entry with the wrong instruction count rebuilt")
 	}
 	// A second worker pulls two, forks every universe from its corpus
@@ -149,6 +153,14 @@ func TestCorpusEntriesFromAnotherWorkerRebuildAndADamagedOneIsRejected(t *testin
 	}
 	if res.Universes != 8 || res.Pulled != 2 || res.Rejected != 1 {
 		t.Fatalf("%d universes, pulled %d, rejected %d; want 8, 2 and 1", res.Universes, res.Pulled, res.Rejected)
+	}
+	// The good entry replays from the boot snapshot, when there is one.
+	want := entries[1].ICount
+	if res.Boot != nil && res.Boot.Snap != nil {
+		want -= res.Boot.Snap.ICount
+	}
+	if res.Rebuilt != 1 || res.ReplayedICount != want {
+		t.Fatalf("rebuilt %d entries replaying %d instructions: want the good one, %d", res.Rebuilt, res.ReplayedICount, want)
 	}
 	forked := 0
 	for _, u := range second.recs[0].Universes {
@@ -242,5 +254,30 @@ func TestTheUniverseLogNamesEveryUniverseAndIsTheSameOnOneWorkerAndOnTwo(t *test
 	}
 	if one.String() != two.String() {
 		t.Fatalf("the logs differ on 1 and 2 workers:\n%s\n--\n%s", one.String(), two.String())
+	}
+}
+
+// TestASlotSetCountsEachSlotOnceWhereverItLies: the merged summary's edge
+// and pair counts are the sizes of slot sets; a slot added twice, at a
+// word's edges, past the bitmap's growth or past the bitmap, counts once.
+func TestASlotSetCountsEachSlotOnceWhereverItLies(t *testing.T) {
+	slots := []uint64{0, 63, 64, 0, 1 << 20, 63, 1 << 25, 5, 1<<26 - 1, 1 << 26, 1 << 40, 1 << 26, 1 << 40, 1<<64 - 1, 127}
+	var s slotSet
+	want := map[uint64]bool{}
+	for i, slot := range slots {
+		s.add(slot)
+		want[slot] = true
+		if s.n != len(want) {
+			t.Fatalf("after adding %v: %d slots, want %d", slots[:i+1], s.n, len(want))
+		}
+	}
+	if len(s.bits) > slotSetBits/64 {
+		t.Fatalf("bitmap of %d words, more than its bound %d", len(s.bits), slotSetBits/64)
+	}
+	s.reset()
+	s.add(63)
+	s.add(1 << 40)
+	if s.n != 2 {
+		t.Fatalf("after a reset and two slots: %d slots", s.n)
 	}
 }

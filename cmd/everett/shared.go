@@ -65,8 +65,8 @@ func joinShared(f exploreFlags, spec *explorer.Spec, name string, o *explorer.Op
 
 // printWorker says what this worker of a shared search did.
 func printWorker(w io.Writer, s *bucket.Search, res *explorer.Result) {
-	fmt.Fprintf(w, "worker %s: %d claim(s) (%d taken over from expired leases), %d universes counted, %d lost to another worker, %d corpus entries pulled (%d did not rebuild)\n",
-		s.Worker(), s.Claims, s.Retaken, res.Universes, res.Lost, res.Pulled, res.Rejected)
+	fmt.Fprintf(w, "worker %s: %d claim(s) (%d taken over from expired leases), %d universes counted, %d lost to another worker, %d corpus entries pulled (%d rebuilt to fork from, replaying %d instructions; %d did not rebuild)\n",
+		s.Worker(), s.Claims, s.Retaken, res.Universes, res.Lost, res.Pulled, res.Rebuilt, res.ReplayedICount, res.Rejected)
 }
 
 // mergedSearch reads a shared search's records and puts them together
