@@ -166,6 +166,12 @@ type wmoLoad struct {
 	lr, sc, fromLR bool
 	rd2            uint8
 	v              uint64
+	// amo: an AMO without aq or rl performed late (wmoDeferAMO), its
+	// kind (0 for a load or an LR): when it resolves it reads its bytes
+	// and writes them with v (its rs2) combined, in memory at once, and
+	// rd gets what it read. An AMO with rd = x0 is pending into one of
+	// the registers wmoAMOSink.. that no instruction names.
+	amo isa.Op
 	// after: older deferred loads its address depends on though it is
 	// known (hartWMO.taint): they resolve before it (rule 9).
 	after uint64
@@ -223,6 +229,9 @@ type machineWMO struct {
 	// choices, so that a run with no branch on a pending load draws
 	// from rng exactly what it drew before speculation existed.
 	spec *PRNG
+	// amo is deferred AMOs' own stream (wmoDeferAMO), for the same
+	// reason: a run with no AMO draws what it drew before them.
+	amo *PRNG
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -247,6 +256,9 @@ type wmoRates struct {
 	// specPct: the chance that a branch on a pending register is
 	// guessed instead of resolving the load (wmospec.go).
 	specPct uint64
+	// amoPct: the chance that an AMO without aq or rl is deferred
+	// (wmoDeferAMO), drawn from the AMO stream (machineWMO.amo).
+	amoPct uint64
 }
 
 // Biases of a run's choices among pending accesses.
@@ -287,14 +299,17 @@ func (m *Machine) wmoSeed(seed uint64) {
 	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
 	w.spec = NewPRNG(seed ^ wmoSpecSalt)
+	w.amo = NewPRNG(seed ^ wmoAMOSalt)
 	shared := w.drawRates()
 	shared.specPct = w.drawSpecPct()
+	shared.amoPct = w.drawAMOPct()
 	own := w.rng.Uint64()%2 == 0
 	for _, h := range m.harts {
 		h.w.r = shared
 		if own {
 			h.w.r = w.drawRates()
 			h.w.r.specPct = w.drawSpecPct()
+			h.w.r.amoPct = w.drawAMOPct()
 		}
 	}
 }
@@ -468,6 +483,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			if r = h.wmoSwapRelease(vpc, o, i); r != wmoSlow {
 				break
 			}
+			if h.wmoDeferAMO(o) {
+				continue
+			}
 			if !h.wmoAtomicMayPass(o) {
 				h.wmoSettle()
 			}
@@ -476,7 +494,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
 			if w.nl > 0 {
-				h.wmoResolveLRs() // a deferred SC's store is ordered as a store
+				h.wmoResolveLRs() // a deferred SC's or AMO's store is ordered as a store
 			}
 			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && h.othersRun() && mw.chance(w.r.fenceWaitPct) {
 				// The hart waits at the fence: its turn ends before it,
@@ -819,11 +837,11 @@ func (l *wmoLoad) regs() uint64 {
 	return regBit(l.rd)
 }
 
-// wmoResolveLRs resolves every deferred LR (and its SC).
+// wmoResolveLRs resolves every deferred LR (and its SC) and AMO.
 func (h *Hart) wmoResolveLRs() {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if w.ld[i].lr {
+		if w.ld[i].lr || w.ld[i].amo != 0 {
 			if h.wmoResolve(i) {
 				i = 0
 			}
@@ -1157,6 +1175,10 @@ func (h *Hart) wmoResolve(i int) bool {
 		}
 		w.lr &^= bit
 	}
+	if l.amo != 0 {
+		// Performed now, in memory, read and write at one point.
+		h.m.wmoWrite(l.pa, int(l.size), amoValue(l.amo, v, l.v))
+	}
 	if w.spec && !l.spec {
 		h.wmoSpecResolved(&l) // an older load: a squash keeps its value
 	}
@@ -1272,7 +1294,9 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	   with rd = x0 buffered as a store-release (2026-12-04)
 //	2: speculation past a branch on a pending register (wmospec.go), a
 //	   new per-run rate drawn (2026-12-05)
-const WMOVersion = 2
+//	3: AMOs without aq or rl deferred (wmoamo.go), a new per-run rate
+//	   drawn from a stream of its own (2026-12-05)
+const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
 // before versions were recorded).
@@ -1284,6 +1308,8 @@ func WMOChange(v int) string {
 		return "misaligned stores buffered per byte, amoswap.rl with rd = x0 buffered as a store-release"
 	case 2:
 		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
+	case 3:
+		return "AMOs without aq or rl performed after later accesses to other bytes"
 	}
 	return "unknown"
 }
@@ -1384,6 +1410,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 		}
 	}
 	m.saveWMOSpec(e) // since WMOVersion 2: absent from older snapshots
+	m.saveWMOAMO(e)  // since WMOVersion 3
 }
 
 // restoreWMO reads what saveWMO wrote and puts the machine under rvwmo,
@@ -1391,7 +1418,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 // access outside RAM.
 func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	d.Tag("rvwmo")
-	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0)}
+	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0), amo: NewPRNG(0)}
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
@@ -1435,12 +1462,13 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64(),
 				lr: d.Bool(), sc: d.Bool(), fromLR: d.Bool(), rd2: d.U8(), v: d.U64()}
 			// after names only older loads, so resolving never loops.
-			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
+			// The register and stored value are checked against the
+			// access's kind (wmoLoadOK) once the AMO section is read.
+			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd >= wmoAMOSink+wmoLoads || hs.pend&regBit(l.rd) != 0 ||
 				!isLoadKind(l.kind) || l.after&^hs.pend != 0 ||
 				(l.sc || l.fromLR || l.rd2 != 0) && !l.lr || l.fromLR && !l.sc ||
 				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 || l.size != 4 && l.size != 8) ||
-				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) ||
-				!l.fromLR && l.v != 0 && !l.sc {
+				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
 			hs.ld[k] = l
@@ -1484,6 +1512,18 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	if d.Err() == nil && d.Remaining() > 0 {
 		if err := restoreWMOSpec(d, w, states); err != nil { // saved since WMOVersion 2
 			return err
+		}
+	}
+	if d.Err() == nil && d.Remaining() > 0 {
+		if err := restoreWMOAMO(d, w, states); err != nil { // saved since WMOVersion 3
+			return err
+		}
+	}
+	for i, hs := range states {
+		for k := 0; hs != nil && k < hs.nl && d.Err() == nil; k++ {
+			if !wmoLoadOK(&hs.ld[k]) {
+				d.Fail("hart %d: deferred load %d", i, k)
+			}
 		}
 	}
 	if err := d.Err(); err != nil {

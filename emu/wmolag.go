@@ -67,6 +67,7 @@ func (m *Machine) LagHart(i int) {
 			}
 		}
 		r.specPct = h.w.r.specPct
+		r.amoPct = h.w.r.amoPct
 		h.w.r = r
 	}
 }

@@ -166,7 +166,9 @@ func (h *Hart) wmoSpecMay(o *op) bool {
 // resolved, the next boundary validates.
 func (h *Hart) wmoSpecResolved(l *wmoLoad) {
 	c := &h.w.chk
-	c.x[l.rd] = h.x[l.rd]
+	if l.rd <= regSink { // not the register of a deferred AMO with rd = x0
+		c.x[l.rd] = h.x[l.rd]
+	}
 	if l.sc {
 		c.x[l.rd2] = h.x[l.rd2]
 	}
