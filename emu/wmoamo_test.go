@@ -1,0 +1,131 @@
+package emu
+
+import (
+	"slices"
+	"testing"
+
+	"everett/isa"
+)
+
+// wmoAMOProgram: each hart adds 1 to the other's word with an amoadd
+// (its old value to a1), swaps its count into its own word with an
+// amoswap whose rd is x0, and adds the other's word to s0, forever.
+var wmoAMOProgram = slices.Concat(wmoTwoWords, []string{
+	"addi a0,a0,1", // 80000028: loop
+	"addi t5,zero,1",
+	"amoadd.w a1,t5,(a4)", // 80000030
+	"amoswap.w zero,a0,(a3)",
+	"lw a2,0(a4)",
+	"add s0,s0,a2",
+	"j 80000028", // 80000040
+})
+
+// A deferred AMO, with a real rd or with rd = x0 (pending into a register
+// of its own), is state that a snapshot carries and the state hash
+// covers; a run continues exactly from a snapshot taken while one is
+// pending, and the counts stay exact: every amoadd is performed once.
+func TestDeferredAMOsAreInSnapshotsAndHashes(t *testing.T) {
+	build := rvwmoProgram(t, wmoAMOProgram)
+	pending := func(m *Machine) (rd, x0 bool) {
+		for _, h := range m.harts {
+			for _, l := range h.w.ld[:h.w.nl] {
+				rd = rd || l.amo == isa.AMOADD_W
+				x0 = x0 || l.amo == isa.AMOSWAP_W && l.rd >= wmoAMOSink
+			}
+		}
+		return
+	}
+	var sawRd, sawX0 bool
+	for seed := uint64(1); seed <= 40 && !(sawRd && sawX0); seed++ {
+		a, b := build(seed), build(seed)
+		var at uint64
+		for at = 1; at < 20_000; at++ {
+			b.Run(at)
+			if rd, x0 := pending(b); rd && x0 {
+				sawRd, sawX0 = true, true
+				break
+			}
+		}
+		if at == 20_000 {
+			continue
+		}
+		checkSnapshotCarries(t, build, seed, at, a, b, "a deferred AMO", func(m *Machine) {
+			for _, hh := range m.harts {
+				for k := range hh.w.ld[:hh.w.nl] {
+					if hh.w.ld[k].amo != 0 {
+						hh.w.ld[k].amo = isa.AMOXOR_W
+					}
+				}
+			}
+		})
+	}
+	if !sawRd || !sawX0 {
+		t.Fatalf("in 40 seeds: a deferred AMO with rd %v, with rd = x0 %v", sawRd, sawX0)
+	}
+}
+
+// Every amoadd is performed exactly once, deferred or not: after the
+// harts settle, each hart's word holds one for each iteration of the
+// other hart that got to its amoadd (a0 counts iterations begun).
+func TestDeferredAMOsArePerformedOnceAndAtomically(t *testing.T) {
+	build := rvwmoProgram(t, slices.Concat(wmoTwoWords, []string{
+		"addi t5,zero,1", // 80000028
+		"addi a0,a0,1",   // 8000002c: loop
+		"amoadd.w a1,t5,(a4)",
+		"lw a2,0(a3)",
+		"j 8000002c",
+	}))
+	deferred := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		m := build(seed)
+		for k := range 200 {
+			m.Run(uint64(k+1) * 100)
+			for _, h := range m.harts {
+				for _, l := range h.w.ld[:h.w.nl] {
+					if l.amo != 0 {
+						deferred++
+					}
+				}
+			}
+		}
+		m.wmoSettleAll()
+		for _, h := range m.harts {
+			other := m.harts[1-h.ID]
+			var b [4]byte
+			if err := m.ReadPhys(0x8001_0000+uint64(h.ID)*64, b[:]); err != nil {
+				t.Fatal(err)
+			}
+			got := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+			if n := other.X(10); got != n && got != n-1 {
+				t.Fatalf("seed %d: hart %d's word is %d after the other's %d iterations", seed, h.ID, got, n)
+			}
+		}
+	}
+	if deferred == 0 {
+		t.Fatal("no AMO was ever deferred in 10 seeds")
+	}
+}
+
+// A snapshot whose deferred AMO is not one the model could make (a
+// misaligned address, or a plain load's register above the sink) is
+// refused with an error.
+func TestARestoredDeferredAMOIsChecked(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		l    wmoLoad
+		ok   bool
+	}{
+		{"an amoadd.w into a1", wmoLoad{pa: 0x8001_0000, size: 4, kind: isa.LW, rd: 11, amo: isa.AMOADD_W, v: 1}, true},
+		{"an amoswap.d with rd = x0", wmoLoad{pa: 0x8001_0000, size: 8, kind: isa.LD, rd: wmoAMOSink + 3, amo: isa.AMOSWAP_D, v: 7}, true},
+		{"a misaligned amoadd.w", wmoLoad{pa: 0x8001_0002, size: 4, kind: isa.LW, rd: 11, amo: isa.AMOADD_W}, false},
+		{"an amoadd.w of 8 bytes", wmoLoad{pa: 0x8001_0000, size: 8, kind: isa.LD, rd: 11, amo: isa.AMOADD_W}, false},
+		{"an LR kind as an AMO", wmoLoad{pa: 0x8001_0000, size: 4, kind: isa.LW, rd: 11, amo: isa.LR_W}, false},
+		{"a plain load above the sink", wmoLoad{pa: 0x8001_0000, size: 4, kind: isa.LW, rd: wmoAMOSink}, false},
+		{"a plain load storing a value", wmoLoad{pa: 0x8001_0000, size: 4, kind: isa.LW, rd: 11, v: 3}, false},
+		{"an AMO past the registers of its own", wmoLoad{pa: 0x8001_0000, size: 4, kind: isa.LW, rd: wmoAMOSink + wmoLoads, amo: isa.AMOOR_W}, false},
+	} {
+		if got := wmoLoadOK(&c.l); got != c.ok {
+			t.Errorf("%s: wmoLoadOK %v, want %v", c.name, got, c.ok)
+		}
+	}
+}
