@@ -430,6 +430,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 				}
 			}
 		}
+		if (o.kind == isa.SC_W || o.kind == isa.SC_D) && (w.nl > 0 || w.tainted != 0) && h.wmoFailSC(o) {
+			continue // it must fail: no memory operation (wmosc.go)
+		}
 		if named := regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3); (w.pend|w.tainted)&named != 0 {
 			if h.wmoNamed(o, named, vpc, i) {
 				return h.branch(vpc, o, w.chk.guess, i) // guessed: the branch ends the block
@@ -1295,7 +1298,8 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	2: speculation past a branch on a pending register (wmospec.go), a
 //	   new per-run rate drawn (2026-12-05)
 //	3: AMOs without aq or rl deferred (wmoamo.go), a new per-run rate
-//	   drawn from a stream of its own (2026-12-05)
+//	   drawn from a stream of its own; an SC that must fail fails at once,
+//	   its pending loads left pending (wmosc.go) (2026-12-05)
 const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
@@ -1309,7 +1313,7 @@ func WMOChange(v int) string {
 	case 2:
 		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
 	case 3:
-		return "AMOs without aq or rl performed after later accesses to other bytes"
+		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads"
 	}
 	return "unknown"
 }

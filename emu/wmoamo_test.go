@@ -129,3 +129,47 @@ func TestARestoredDeferredAMOIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// An SC with no reservation for its bytes fails at once without
+// performing the hart's pending loads (it is no memory operation); its rd
+// is 1, tainted by the loads its rs2 and rd waited for (a load pending
+// into rd itself is performed first: it would overwrite the 1). An SC
+// that may succeed is left to the ordinary way.
+func TestAnSCThatMustFailLeavesPendingLoadsPendingAndTaintsItsResult(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		rd, rs2   uint8
+		reserved  bool
+		done      bool
+		pending   bool   // x5's load still pending after
+		taintOfRd uint64 // loads rd's 1 is ordered after
+	}{
+		{"rs2 pending", 6, 5, false, true, true, regBit(5)},
+		{"rd pending", 5, 0, false, true, false, 0},
+		{"independent", 6, 0, false, true, true, 0},
+		{"reserved", 6, 5, true, false, true, 0},
+	} {
+		m := rvwmoProgram(t, wmoAMOProgram)(1)
+		m.Run(1) // the hart's TLBs exist once it ran
+		h := m.harts[0]
+		h.w = &hartWMO{r: h.w.r}
+		w := h.w
+		w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
+		w.nl, w.pend = 1, regBit(5)
+		h.x[7] = DefaultRAMBase + 128
+		h.resValid, h.resAddr = c.reserved, DefaultRAMBase+128
+		o := op{kind: isa.SC_W, rd: c.rd, rs1: 7, rs2: c.rs2, raw: 0x1800202f}
+		if c.rs2 == 0 {
+			o.rs2 = regSink // x0 reads as the sink's 0 in this test
+			h.x[regSink] = 0
+		}
+		done := h.wmoFailSC(&o)
+		if done != c.done || (w.nl > 0) != c.pending {
+			t.Errorf("%s: failed at once %v, load pending %v; want %v %v", c.name, done, w.nl > 0, c.done, c.pending)
+			continue
+		}
+		if done && (h.x[c.rd] != 1 || w.taint[c.rd] != c.taintOfRd || h.resValid) {
+			t.Errorf("%s: rd %d, taint %#x, reservation %v; want 1, %#x, false", c.name, h.x[c.rd], w.taint[c.rd], h.resValid, c.taintOfRd)
+		}
+	}
+}
