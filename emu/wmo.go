@@ -74,7 +74,7 @@ import (
 // buffer, after every earlier load resolved, and drains only as the
 // oldest entry; a later acquire drains it first. fence.i resolves the
 // deferred loads a control dependency is pending on (see the FENCE_I
-// case of execWMO) and drains the buffer only if a buffered store is to
+// case of execWMO; hartWMO.br) and drains the buffer only if a buffered store is to
 // a page with decoded code, and a fetch that misses the jump cache
 // drains it if a buffered store is to the fetched page, so the hart's
 // own fetch sees its stores. Everything else is performed in place
@@ -193,8 +193,12 @@ type hartWMO struct {
 	// and those of loads before a fence r,w (rule 4). A store buffered
 	// meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
-	gen  uint32
-	seq  uint64 // stores buffered so far
+	// br: the part of ctrl a branch or jump put there (a control
+	// dependency, not a fence r,w or rule 13): the loads a fence.i
+	// performs (since WMOVersion 3; before, it performed all of ctrl).
+	br  uint64
+	gen uint32
+	seq uint64 // stores buffered so far
 	// taint[r]: deferred loads that x[r] depends on although its value
 	// is known, because every instruction between computed it without
 	// their values (xor or sub of a register with itself, then integer
@@ -514,7 +518,8 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
 			// The deferred loads a control dependency orders before
-			// later stores (ctrl) resolve: the RVWMO chapter's rules
+			// later stores (br; not those of a fence r,w or of rule 13,
+			// since WMOVersion 3) resolve: the RVWMO chapter's rules
 			// give fence.i no data ordering, but the public suite's
 			// generator counts a control dependency and a fence.i as
 			// ordering the load before what follows (its SAFE
@@ -525,7 +530,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// stay unless one is to a page with decoded code, whose
 			// blocks the hart's fetch might still find (then all drain,
 			// in order; wmoFetch covers pages decoded later).
-			h.wmoResolveRegs(w.ctrl)
+			h.wmoResolveRegs(w.br)
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
@@ -669,6 +674,7 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 			switch {
 			case o.imm == int64(o.len):
 				w.ctrl |= p // both targets are the next instruction
+				w.br |= p
 			case h.wmoSpeculate(o, vpc, i, p):
 				spec = true // guessed (wmospec.go)
 			default:
@@ -676,6 +682,7 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 			}
 		}
 		w.ctrl |= w.taintOf(src) // the direction is known: a control dependency
+		w.br |= w.taintOf(src)
 		return spec
 	}
 	if w.pend&rd != 0 {
@@ -692,7 +699,8 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 	t |= w.taintOf(src)
 	if k == isa.JAL || k == isa.JALR {
 		w.ctrl |= t // a jump through a known register: a control dependency
-		t = 0       // the link register holds the pc
+		w.br |= t
+		t = 0 // the link register holds the pc
 	}
 	w.setTaint(o.rd, t)
 	return false
@@ -1187,6 +1195,7 @@ func (h *Hart) wmoResolve(i int) bool {
 	}
 	w.pend &^= bit
 	w.ctrl &^= bit
+	w.br &^= bit
 	for k := 0; k < w.ns; k++ {
 		w.st[k].wait &^= bit
 		w.st[k].dep &^= bit
@@ -1299,7 +1308,8 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	   new per-run rate drawn (2026-12-05)
 //	3: AMOs without aq or rl deferred (wmoamo.go), a new per-run rate
 //	   drawn from a stream of its own; an SC that must fail fails at once,
-//	   its pending loads left pending (wmosc.go) (2026-12-05)
+//	   its pending loads left pending (wmosc.go); a fence.i performs only
+//	   the loads of control dependencies (2026-12-05)
 const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
@@ -1313,7 +1323,7 @@ func WMOChange(v int) string {
 	case 2:
 		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
 	case 3:
-		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads"
+		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads, fence.i performing only control dependencies' loads"
 	}
 	return "unknown"
 }
@@ -1521,6 +1531,12 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	if d.Err() == nil && d.Remaining() > 0 {
 		if err := restoreWMOAMO(d, w, states); err != nil { // saved since WMOVersion 3
 			return err
+		}
+	} else {
+		for _, hs := range states {
+			if hs != nil {
+				hs.br = hs.ctrl // a version-2 fence.i performed all of them
+			}
 		}
 	}
 	for i, hs := range states {

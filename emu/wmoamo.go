@@ -96,10 +96,11 @@ func isAMOKind(k isa.Op) bool {
 	return k >= isa.AMOSWAP_W && k <= isa.AMOMAXU_W || k >= isa.AMOSWAP_D && k <= isa.AMOMAXU_D
 }
 
-// saveWMOAMO writes what deferred AMOs add to the model's state: the AMO
-// stream, each hart's rate and the kind of each deferred access (0 but
-// for AMOs). It follows saveWMOSpec, so a snapshot saved before
-// WMOVersion 3 simply ends before it.
+// saveWMOAMO writes what WMOVersion 3 adds to the model's state: the AMO
+// stream, each hart's rate, the kind of each deferred access (0 but for
+// AMOs) and the loads a fence.i performs (hartWMO.br). It follows
+// saveWMOSpec, so a snapshot saved before version 3 simply ends before
+// it (then a fence.i performs every load of ctrl, as it did).
 func (m *Machine) saveWMOAMO(e *hw.Encoder) {
 	e.Tag("rvwmo-amo")
 	m.wmo.amo.Save(e)
@@ -109,6 +110,7 @@ func (m *Machine) saveWMOAMO(e *hw.Encoder) {
 		for _, l := range w.ld[:w.nl] {
 			e.U8(uint8(l.amo))
 		}
+		e.U64(w.br)
 	}
 }
 
@@ -126,6 +128,10 @@ func restoreWMOAMO(d *hw.Decoder, w *machineWMO, states []*hartWMO) error {
 		}
 		for k := 0; k < hs.nl; k++ {
 			hs.ld[k].amo = isa.Op(d.U8())
+		}
+		if hs.br = d.U64(); hs.br&^hs.ctrl != 0 {
+			d.Fail("hart %d: rvwmo control dependencies %#x", i, hs.br)
+			return d.Err()
 		}
 	}
 	return d.Err()

@@ -173,3 +173,37 @@ func TestAnSCThatMustFailLeavesPendingLoadsPendingAndTaintsItsResult(t *testing.
 		}
 	}
 }
+
+// A fence.i performs the loads a control dependency holds back (br), not
+// the other loads later stores wait for (ctrl: a fence r,w, rule 13);
+// br is in snapshots and hashes.
+func TestAFenceIPerformsOnlyControlDependenciesAndTheyAreSnapshotted(t *testing.T) {
+	m := rvwmoProgram(t, wmoAMOProgram)(1)
+	m.Run(1)
+	h := m.harts[0]
+	m.wmoSettleAll()
+	h.w = &hartWMO{r: h.w.r}
+	w := h.w
+	w.ld[0] = wmoLoad{pa: DefaultRAMBase + 64, size: 8, kind: isa.LD, rd: 5}
+	w.ld[1] = wmoLoad{pa: DefaultRAMBase + 128, size: 8, kind: isa.LD, rd: 6}
+	w.nl, w.pend = 2, regBit(5)|regBit(6)
+	w.ctrl, w.br = regBit(5)|regBit(6), regBit(5)
+	snap := m.Snapshot()
+	c := rvwmoProgram(t, wmoAMOProgram)(2)
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if c.harts[0].w.br != w.br || c.StateHash() != m.StateHash() {
+		t.Fatalf("restored br %#x (want %#x), hash equal %v", c.harts[0].w.br, w.br, c.StateHash() == m.StateHash())
+	}
+	c.harts[0].w.br = regBit(6)
+	if c.StateHash() == m.StateHash() {
+		t.Fatal("the hash does not cover br")
+	}
+	w.r.resolvePct = 0 // no drawn step performs a load meanwhile
+	b := &block{ops: []op{{kind: isa.FENCE_I, len: 4, raw: 0x0000100f}}, size: 4}
+	h.execWMO(b, h.pc, 1)
+	if w.pend != regBit(6) || w.br != 0 || w.ctrl != regBit(6) {
+		t.Fatalf("after fence.i: pending %#x, br %#x, ctrl %#x; want x6 pending and held, x5 performed", w.pend, w.br, w.ctrl)
+	}
+}

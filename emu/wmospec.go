@@ -102,6 +102,7 @@ func (h *Hart) wmoSpeculate(o *op, vpc uint64, i int, p uint64) bool {
 	w.ready = false
 	w.specs++
 	w.ctrl |= p // rule 11: later stores wait for the branch's loads
+	w.br |= p
 	return true
 }
 
@@ -252,6 +253,7 @@ func (h *Hart) wmoSquash(taken bool, used int) {
 	w.nl = n
 	w.gen = c.gen
 	w.ctrl = c.ctrl & w.pend
+	w.br &= w.pend // the path's branches may have added some: more for a fence.i to perform, never fewer
 	w.tainted = 0
 	for r := range w.taint {
 		w.setTaint(uint8(r), c.taint[r]&w.pend)
