@@ -953,7 +953,10 @@ func (h *Hart) wmoPairSC(o *op) bool {
 
 // wmoResolveForwarded resolves the deferred loads that the buffered
 // stores a load of [pa, pa+size) would read (the youngest one per byte)
-// depend on through their address or data (rule 12).
+// depend on through their address or data (rule 12). A dependency on the
+// rd of an SC paired with a deferred LR is one on the SC's store (its
+// success: the SC carries no dependency from its sources to rd), not on
+// a load: rule 12 does not apply to it (since WMOVersion 3).
 func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
 	w := h.w
 	any := false
@@ -970,6 +973,11 @@ func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
 				dep |= s.dep
 				break
 			}
+		}
+	}
+	for k := 0; k < w.nl && dep != 0; k++ {
+		if l := &w.ld[k]; l.sc && l.rd2 != regSink {
+			dep &^= regBit(l.rd2)
 		}
 	}
 	h.wmoResolveRegs(dep)
@@ -1309,7 +1317,8 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	3: AMOs without aq or rl deferred (wmoamo.go), a new per-run rate
 //	   drawn from a stream of its own; an SC that must fail fails at once,
 //	   its pending loads left pending (wmosc.go); a fence.i performs only
-//	   the loads of control dependencies (2026-12-05)
+//	   the loads of control dependencies; rule 12 skips a dependency on
+//	   a paired SC's success (2026-12-05)
 const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
