@@ -173,7 +173,9 @@ type wmoLoad struct {
 	// the registers wmoAMOSink.. that no instruction names.
 	amo isa.Op
 	// after: older deferred loads its address depends on though it is
-	// known (hartWMO.taint): they resolve before it (rule 9).
+	// known (hartWMO.taint): they resolve before it (rule 9). For an LR
+	// paired with its SC: the loads the SC's data depends on though it
+	// is known (rule 10; since WMOVersion 3), all older than the LR.
 	after uint64
 	// spec: issued on a guessed path (wmospec.go): a squash drops it.
 	spec bool
@@ -663,7 +665,13 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 	default:
 		p := w.pend&named | w.taintOf(named)
 		if k == isa.SC_W || k == isa.SC_D {
-			p &^= w.lr // it may pair with the LR (wmoPairSC)
+			if w.lr != 0 && o.rs2 != o.rs1 {
+				// It may pair with the LR (wmoPairSC), its store then
+				// waiting for the loads its data is tainted by; if it
+				// does not pair, the hart settles (execWMO).
+				p = w.pend&named | w.taintOf(named&^regBit(o.rs2))
+			}
+			p &^= w.lr
 		}
 		h.wmoResolveRegs(p)
 		return false
@@ -937,6 +945,20 @@ func (h *Hart) wmoPairSC(o *op) bool {
 			return false
 		}
 	}
+	// A data dependency through a tainted register (rule 10): the pair is
+	// performed after those loads, if all are older than the LR, so that
+	// resolving never loops (wmoResolve performs l.after first).
+	after := w.taintOf(regBit(o.rs2))
+	if after != 0 {
+		var older uint64
+		for j := 0; j < k; j++ {
+			older |= w.ld[j].regs()
+		}
+		if after&^older != 0 {
+			return false
+		}
+	}
+	l.after = after
 	l.sc, l.rd2 = true, o.rd
 	if o.rs2 == l.rd {
 		l.fromLR = true
@@ -1318,7 +1340,8 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	   drawn from a stream of its own; an SC that must fail fails at once,
 //	   its pending loads left pending (wmosc.go); a fence.i performs only
 //	   the loads of control dependencies; rule 12 skips a dependency on
-//	   a paired SC's success (2026-12-05)
+//	   a paired SC's success; an SC whose data is tainted pairs, the
+//	   pair waiting for those loads (2026-12-05)
 const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
@@ -1490,7 +1513,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd >= wmoAMOSink+wmoLoads || hs.pend&regBit(l.rd) != 0 ||
 				!isLoadKind(l.kind) || l.after&^hs.pend != 0 ||
 				(l.sc || l.fromLR || l.rd2 != 0) && !l.lr || l.fromLR && !l.sc ||
-				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 || l.size != 4 && l.size != 8) ||
+				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 && !l.sc || l.size != 4 && l.size != 8) ||
 				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
