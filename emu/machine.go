@@ -370,6 +370,9 @@ func (m *Machine) WritePhys(pa uint64, b []byte) error {
 		a := pa + off
 		pn := (a - m.RAM.Base) >> pageShift
 		n := min(uint64(len(b))-off, pageSize-a&pageMask)
+		if m.wmo != nil && m.wmo.links > 0 {
+			m.wmoBeforeWrite(a, int(n))
+		}
 		p, _ := m.pageToWrite(pn, a)
 		copy(p[a&pageMask:], b[off:off+n])
 		off += n

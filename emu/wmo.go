@@ -172,6 +172,9 @@ type wmoLoad struct {
 	// rd gets what it read. An AMO with rd = x0 is pending into one of
 	// the registers wmoAMOSink.. that no instruction names.
 	amo isa.Op
+	// link: a later load of its bytes was performed first (wmolink.go):
+	// it is performed before any store to its bytes becomes visible.
+	link bool
 	// after: older deferred loads its address depends on though it is
 	// known (hartWMO.taint): they resolve before it (rule 9). For an LR
 	// paired with its SC: the loads the SC's data depends on though it
@@ -235,9 +238,14 @@ type machineWMO struct {
 	// choices, so that a run with no branch on a pending load draws
 	// from rng exactly what it drew before speculation existed.
 	spec *PRNG
-	// amo is deferred AMOs' own stream (wmoDeferAMO), for the same
-	// reason: a run with no AMO draws what it drew before them.
+	// amo is the stream of what model version 3 added, deferred AMOs
+	// (wmoDeferAMO) and linked loads (wmolink.go), for the same reason:
+	// a run with neither draws what it drew before them.
 	amo *PRNG
+	// linking: harts may link loads (SetLinkedLoads); links: how many
+	// loads of all harts are linked.
+	linking bool
+	links   int
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -265,6 +273,10 @@ type wmoRates struct {
 	// amoPct: the chance that an AMO without aq or rl is deferred
 	// (wmoDeferAMO), drawn from the AMO stream (machineWMO.amo).
 	amoPct uint64
+	// linkPct: the chance that a later load of a deferred load's bytes
+	// links it instead of performing it (wmolink.go), from the same
+	// stream.
+	linkPct uint64
 }
 
 // Biases of a run's choices among pending accesses.
@@ -309,6 +321,7 @@ func (m *Machine) wmoSeed(seed uint64) {
 	shared := w.drawRates()
 	shared.specPct = w.drawSpecPct()
 	shared.amoPct = w.drawAMOPct()
+	shared.linkPct = w.drawLinkPct()
 	own := w.rng.Uint64()%2 == 0
 	for _, h := range m.harts {
 		h.w.r = shared
@@ -316,6 +329,7 @@ func (m *Machine) wmoSeed(seed uint64) {
 			h.w.r = w.drawRates()
 			h.w.r.specPct = w.drawSpecPct()
 			h.w.r.amoPct = w.drawAMOPct()
+			h.w.r.linkPct = w.drawLinkPct()
 		}
 	}
 }
@@ -828,13 +842,13 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 		return r
 	}
 	w, mw := h.w, h.m.wmo
-	after := w.taintOf(regBit(o.rs1)) // an address dependency on them (rule 9)
-	h.wmoResolveOverlap(pa, size)     // CoRR: loads of a byte in program order
+	after := w.taintOf(regBit(o.rs1))    // an address dependency on them (rule 9)
+	linked := h.wmoLinkOverlap(pa, size) // CoRR: loads of a byte in program order, unless they read one write
 	h.wmoDrainAMOs(pa, size)
 	h.wmoResolveForwarded(pa, size)
 	after &= w.pend
 	w.setTaint(o.rd, 0)
-	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
+	if !linked && o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
 		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after, spec: w.spec}
 		w.nl++
 		w.pend |= regBit(o.rd)
@@ -1200,6 +1214,9 @@ func (h *Hart) wmoResolve(i int) bool {
 		moved = true
 	}
 	l := w.ld[i]
+	if l.link {
+		h.m.wmo.links--
+	}
 	v := h.wmoRead(l.pa, int(l.size), l.seq)
 	h.x[l.rd] = extendLoad(l.kind, v)
 	bit := l.regs()
@@ -1310,6 +1327,9 @@ func (h *Hart) wmoDrain(j int) {
 	if w.st[j].wait != 0 {
 		h.wmoResolveRegs(w.st[j].wait)
 	}
+	if h.m.wmo.links > 0 {
+		h.m.wmoBeforeWrite(w.st[j].pa, int(w.st[j].size)) // its own linked loads read it while it is buffered
+	}
 	s := w.st[j]
 	copy(w.st[j:w.ns], w.st[j+1:w.ns])
 	w.ns--
@@ -1320,6 +1340,9 @@ func (h *Hart) wmoDrain(j int) {
 // the one copy of memory changes, decoded code of the page is dropped, a
 // watcher of the page is told.
 func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
+	if m.wmo.links > 0 {
+		m.wmoBeforeWrite(pa, size)
+	}
 	p, fl := m.pageToWrite((pa-m.RAM.Base)>>pageShift, pa)
 	writeLE(p[pa&pageMask:], size, v)
 	if fl&pfWatch != 0 {
@@ -1341,7 +1364,8 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	   its pending loads left pending (wmosc.go); a fence.i performs only
 //	   the loads of control dependencies; rule 12 skips a dependency on
 //	   a paired SC's success; an SC whose data is tainted pairs, the
-//	   pair waiting for those loads (2026-12-05)
+//	   pair waiting for those loads; in litmus runs, loads of the same
+//	   bytes linked (wmolink.go) (2026-12-05)
 const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
@@ -1355,7 +1379,7 @@ func WMOChange(v int) string {
 	case 2:
 		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
 	case 3:
-		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads, fence.i performing only control dependencies' loads"
+		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads, fence.i performing only control dependencies' loads, loads of one write linked"
 	}
 	return "unknown"
 }
@@ -1585,6 +1609,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	for i, h := range m.harts {
 		h.w = states[i]
 	}
+	m.wmoCountLinks()
 	m.eng.cur = EngineInterp
 	m.cfg.MemoryModel = ModelRVWMO
 	return nil

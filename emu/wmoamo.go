@@ -109,9 +109,12 @@ func (m *Machine) saveWMOAMO(e *hw.Encoder) {
 		e.U64(w.r.amoPct)
 		for _, l := range w.ld[:w.nl] {
 			e.U8(uint8(l.amo))
+			e.Bool(l.link)
 		}
 		e.U64(w.br)
+		e.U64(w.r.linkPct)
 	}
+	e.Bool(m.wmo.linking)
 }
 
 // restoreWMOAMO reads what saveWMOAMO wrote into the harts' states.
@@ -128,12 +131,18 @@ func restoreWMOAMO(d *hw.Decoder, w *machineWMO, states []*hartWMO) error {
 		}
 		for k := 0; k < hs.nl; k++ {
 			hs.ld[k].amo = isa.Op(d.U8())
+			hs.ld[k].link = d.Bool()
 		}
 		if hs.br = d.U64(); hs.br&^hs.ctrl != 0 {
 			d.Fail("hart %d: rvwmo control dependencies %#x", i, hs.br)
 			return d.Err()
 		}
+		if hs.r.linkPct = d.U64(); hs.r.linkPct > 100 {
+			d.Fail("hart %d: rvwmo link rate %d", i, hs.r.linkPct)
+			return d.Err()
+		}
 	}
+	w.linking = d.Bool()
 	return d.Err()
 }
 
@@ -143,6 +152,9 @@ func restoreWMOAMO(d *hw.Decoder, w *machineWMO, states []*hartWMO) error {
 // register is a real one or, for rd = x0, one of its own; a plain load
 // or LR has a real register and stores nothing unless paired.
 func wmoLoadOK(l *wmoLoad) bool {
+	if l.link && (l.lr || l.amo != 0) {
+		return false // only plain loads are linked
+	}
 	if l.amo == 0 {
 		return l.rd >= 1 && l.rd <= 31 && (l.fromLR || l.v == 0 || l.sc)
 	}

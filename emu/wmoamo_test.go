@@ -207,3 +207,43 @@ func TestAFenceIPerformsOnlyControlDependenciesAndTheyAreSnapshotted(t *testing.
 		t.Fatalf("after fence.i: pending %#x, br %#x, ctrl %#x; want x6 pending and held, x5 performed", w.pend, w.br, w.ctrl)
 	}
 }
+
+// A linked load, the machine's switch and the harts' link rates are in
+// snapshots and hashes; a store to a linked load's bytes performs it
+// first, reading what was there before.
+func TestLinkedLoadsAreSnapshottedAndPerformedBeforeAStoreToTheirBytes(t *testing.T) {
+	m := rvwmoProgram(t, wmoAMOProgram)(1)
+	m.SetLinkedLoads(true)
+	m.Run(1)
+	m.wmoSettleAll()
+	h := m.harts[0]
+	h.w = &hartWMO{r: h.w.r}
+	w := h.w
+	const at = DefaultRAMBase + 0x3000
+	w.ld[0] = wmoLoad{pa: at, size: 4, kind: isa.LW, rd: 5, link: true}
+	w.nl, w.pend = 1, regBit(5)
+	m.wmo.links = 1
+	snap := m.Snapshot()
+	c := rvwmoProgram(t, wmoAMOProgram)(2)
+	if err := c.RestoreSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if !c.harts[0].w.ld[0].link || c.wmo.links != 1 || !c.wmo.linking || c.StateHash() != m.StateHash() {
+		t.Fatalf("restored: link %v, links %d, linking %v, hash equal %v", c.harts[0].w.ld[0].link, c.wmo.links, c.wmo.linking, c.StateHash() == m.StateHash())
+	}
+	c.harts[0].w.ld[0].link = false
+	if c.StateHash() == m.StateHash() {
+		t.Fatal("the hash does not cover a load's link")
+	}
+	c.harts[0].w.ld[0].link = true
+	c.wmo.linking = false
+	if c.StateHash() == m.StateHash() {
+		t.Fatal("the hash does not cover the linking switch")
+	}
+	if err := m.WritePhys(at, []byte{7, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if w.nl != 0 || h.X(5) != 0 || m.wmo.links != 0 {
+		t.Fatalf("after a write to its bytes: %d loads pending, x5 = %d, %d links; want 0, 0 (the value before), 0", w.nl, h.X(5), m.wmo.links)
+	}
+}

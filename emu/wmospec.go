@@ -251,6 +251,7 @@ func (h *Hart) wmoSquash(taken bool, used int) {
 		}
 	}
 	w.nl = n
+	h.m.wmoCountLinks() // a squashed load may have been linked
 	w.gen = c.gen
 	w.ctrl = c.ctrl & w.pend
 	w.br &= w.pend // the path's branches may have added some: more for a fence.i to perform, never fewer
