@@ -240,8 +240,12 @@ type machineWMO struct {
 	spec *PRNG
 	// amo is the stream of what model version 3 added, deferred AMOs
 	// (wmoDeferAMO) and linked loads (wmolink.go), for the same reason:
-	// a run with neither draws what it drew before them.
-	amo *PRNG
+	// a run with neither draws what it drew before them. It is started
+	// from amoSeed (and the harts' amoPct and linkPct drawn from it) the
+	// first time a hart could use it (wmoAMOStream): nil until then, so
+	// that a run with neither costs no stream.
+	amo     *PRNG
+	amoSeed uint64
 	// linking: harts may link loads (SetLinkedLoads); links: how many
 	// loads of all harts are linked.
 	linking bool
@@ -317,19 +321,15 @@ func (m *Machine) wmoSeed(seed uint64) {
 	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
 	w.spec = NewPRNG(seed ^ wmoSpecSalt)
-	w.amo = NewPRNG(seed ^ wmoAMOSalt)
+	w.amo, w.amoSeed = nil, seed^wmoAMOSalt
 	shared := w.drawRates()
 	shared.specPct = w.drawSpecPct()
-	shared.amoPct = w.drawAMOPct()
-	shared.linkPct = w.drawLinkPct()
 	own := w.rng.Uint64()%2 == 0
 	for _, h := range m.harts {
 		h.w.r = shared
 		if own {
 			h.w.r = w.drawRates()
 			h.w.r.specPct = w.drawSpecPct()
-			h.w.r.amoPct = w.drawAMOPct()
-			h.w.r.linkPct = w.drawLinkPct()
 		}
 	}
 }
@@ -1488,7 +1488,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 // access outside RAM.
 func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	d.Tag("rvwmo")
-	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0), amo: NewPRNG(0)}
+	w := &machineWMO{rng: NewPRNG(0), spec: NewPRNG(0)}
 	if err := w.rng.Restore(d); err != nil {
 		return err
 	}
@@ -1589,6 +1589,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			return err
 		}
 	} else {
+		w.amo = NewPRNG(0) // started, every rate 0: no AMO deferred, no load linked until reseeded
 		for _, hs := range states {
 			if hs != nil {
 				hs.br = hs.ctrl // a version-2 fence.i performed all of them

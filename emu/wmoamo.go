@@ -51,9 +51,25 @@ var wmoAMOPcts = [...]uint64{0, 50, 90, 100}
 // wmoAMOSalt separates the AMO stream from the model's.
 const wmoAMOSalt = 0x616d6f646566 // "amodef"
 
-// drawAMOPct draws a deferral rate from the AMO stream.
-func (w *machineWMO) drawAMOPct() uint64 {
-	return wmoAMOPcts[w.amo.Uint64()%uint64(len(wmoAMOPcts))]
+// wmoAMOStream returns the version-3 stream, starting it (and drawing
+// every hart's amoPct and linkPct from it: for half the seeds one draw
+// for all harts, for the others one per hart) the first time.
+func (m *Machine) wmoAMOStream() *PRNG {
+	w := m.wmo
+	if w.amo != nil {
+		return w.amo
+	}
+	w.amo = NewPRNG(w.amoSeed)
+	draw := func(set []uint64) uint64 { return set[w.amo.Uint64()%uint64(len(set))] }
+	amoPct, linkPct := draw(wmoAMOPcts[:]), draw(wmoLinkPcts[:])
+	own := w.amo.Uint64()%2 == 0
+	for _, h := range m.harts {
+		if own {
+			amoPct, linkPct = draw(wmoAMOPcts[:]), draw(wmoLinkPcts[:])
+		}
+		h.w.r.amoPct, h.w.r.linkPct = amoPct, linkPct
+	}
+	return w.amo
 }
 
 // wmoDeferAMO defers AMO o (no aq, no rl) where it may pass the hart's
@@ -61,8 +77,12 @@ func (w *machineWMO) drawAMOPct() uint64 {
 // explorer tracks communication (it records accesses when they issue),
 // not while an LR is deferred unpaired, not on a guessed path.
 func (h *Hart) wmoDeferAMO(o *op) bool {
-	w, mw := h.w, h.m.wmo
-	if o.raw>>25&3 != 0 || w.r.amoPct == 0 || w.nl >= wmoLoads || h.syncAMO || h.m.comm.on || w.lr != 0 || w.spec {
+	w := h.w
+	if o.raw>>25&3 != 0 || w.nl >= wmoLoads || h.syncAMO || h.m.comm.on || w.lr != 0 || w.spec {
+		return false
+	}
+	amo := h.m.wmoAMOStream()
+	if w.r.amoPct == 0 {
 		return false
 	}
 	rd := o.rd
@@ -77,7 +97,7 @@ func (h *Hart) wmoDeferAMO(o *op) bool {
 		size, kind = 8, isa.LD
 	}
 	va := h.x[o.rs1]
-	if va&uint64(size-1) != 0 || !h.wmoAtomicMayPass(o) || mw.amo.Uint64()%100 >= w.r.amoPct {
+	if va&uint64(size-1) != 0 || !h.wmoAtomicMayPass(o) || amo.Uint64()%100 >= w.r.amoPct {
 		return false
 	}
 	pa, ok := h.wmoTranslate(va, size, accStore)
@@ -103,7 +123,11 @@ func isAMOKind(k isa.Op) bool {
 // it (then a fence.i performs every load of ctrl, as it did).
 func (m *Machine) saveWMOAMO(e *hw.Encoder) {
 	e.Tag("rvwmo-amo")
-	m.wmo.amo.Save(e)
+	e.U64(m.wmo.amoSeed)
+	e.Bool(m.wmo.amo != nil)
+	if m.wmo.amo != nil {
+		m.wmo.amo.Save(e)
+	}
 	for _, h := range m.harts {
 		w := h.w
 		e.U64(w.r.amoPct)
@@ -121,8 +145,13 @@ func (m *Machine) saveWMOAMO(e *hw.Encoder) {
 // restoreWMO checks each deferred access against its kind afterwards.
 func restoreWMOAMO(d *hw.Decoder, w *machineWMO, states []*hartWMO) error {
 	d.Tag("rvwmo-amo")
-	if err := w.amo.Restore(d); err != nil {
-		return err
+	w.amoSeed = d.U64()
+	w.amo = nil
+	if d.Bool() {
+		w.amo = NewPRNG(0)
+		if err := w.amo.Restore(d); err != nil {
+			return err
+		}
 	}
 	for i, hs := range states {
 		if hs.r.amoPct = d.U64(); hs.r.amoPct > 100 {

@@ -30,10 +30,6 @@ package emu
 // performed at once, the deferred one linked, one drawn per run.
 var wmoLinkPcts = [...]uint64{0, 50, 100}
 
-func (w *machineWMO) drawLinkPct() uint64 {
-	return wmoLinkPcts[w.amo.Uint64()%uint64(len(wmoLinkPcts))]
-}
-
 // SetLinkedLoads lets (or, false, stops) harts under rvwmo link deferred
 // loads (see above), from now on. It is part of rvwmo snapshots; under sc
 // it does nothing. Only for machines whose RAM no device writes: litmus
@@ -51,7 +47,7 @@ func (m *Machine) SetLinkedLoads(on bool) {
 // before.
 func (h *Hart) wmoLinkOverlap(pa uint64, size int) bool {
 	w, mw := h.w, h.m.wmo
-	if !mw.linking || w.r.linkPct == 0 {
+	if !mw.linking || w.nl == 0 {
 		h.wmoResolveOverlap(pa, size)
 		return false
 	}
@@ -62,7 +58,7 @@ func (h *Hart) wmoLinkOverlap(pa uint64, size int) bool {
 			i++
 			continue
 		}
-		if l.link || !l.lr && l.amo == 0 && mw.amo.Uint64()%100 < w.r.linkPct {
+		if l.link || !l.lr && l.amo == 0 && h.m.wmoAMOStream() != nil && w.r.linkPct > 0 && mw.amo.Uint64()%100 < w.r.linkPct {
 			if !l.link {
 				l.link = true
 				mw.links++
