@@ -870,7 +870,7 @@ func (h *Hart) lookup() *block {
 		i := pc >> pageShift & tlbMask
 		h.jctx.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
-	if h.w != nil && h.w.ns > 0 && h.wmoFetch(pa) {
+	if h.w != nil && (h.w.ns > 0 || h.w.nl > 0) && h.wmoFetch(pa) {
 		// rvwmo: the hart's fetch sees its own buffered stores; a
 		// guessed path was squashed first, and the hart fetches at the
 		// branch's other target.

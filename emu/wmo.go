@@ -547,6 +547,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// blocks the hart's fetch might still find (then all drain,
 			// in order; wmoFetch covers pages decoded later).
 			h.wmoResolveRegs(w.br)
+			h.wmoResolveStoresTo(func(pa uint64) bool { // deferred AMOs and LR/SC pairs store too
+				return h.m.codePage((pa-h.ram.Base)>>pageShift) != nil
+			})
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
@@ -1110,11 +1113,15 @@ func (h *Hart) wmoToCode() bool {
 }
 
 // wmoFetch drains the buffer, in order, if a buffered store is to the page
-// of pa, which the hart is about to fetch from (and perhaps decode): a
-// hart's instruction fetch sees its own stores at the latest after a
-// fence.i, and seeing them earlier is allowed.
+// of pa, which the hart is about to fetch from (and perhaps decode), and
+// first resolves the deferred AMOs and LR/SC pairs to it: a hart's
+// instruction fetch sees its own stores at the latest after a fence.i,
+// and seeing them earlier is allowed.
 func (h *Hart) wmoFetch(pa uint64) bool {
 	w := h.w
+	if w.nl > 0 {
+		h.wmoResolveStoresTo(func(a uint64) bool { return a>>pageShift == pa>>pageShift })
+	}
 	for k := 0; k < w.ns; k++ {
 		if w.st[k].pa>>pageShift == pa>>pageShift {
 			if w.spec && h.wmoSpecEnd(0) {
@@ -1125,6 +1132,23 @@ func (h *Hart) wmoFetch(pa uint64) bool {
 		}
 	}
 	return false
+}
+
+// wmoResolveStoresTo resolves the deferred AMOs and LR/SC pairs (which
+// store when they resolve) whose address on says: as buffered stores,
+// they become visible before a fence.i lets the hart fetch code they may
+// have changed (since WMOVersion 3).
+func (h *Hart) wmoResolveStoresTo(on func(pa uint64) bool) {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if l := &w.ld[i]; (l.amo != 0 || l.sc) && on(l.pa) {
+			if h.wmoResolve(i) {
+				i = 0
+			}
+			continue
+		}
+		i++
+	}
 }
 
 // wmoSettle performs everything pending: loads resolve, then the buffer

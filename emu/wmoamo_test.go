@@ -247,3 +247,65 @@ func TestLinkedLoadsAreSnapshottedAndPerformedBeforeAStoreToTheirBytes(t *testin
 		t.Fatalf("after a write to its bytes: %d loads pending, x5 = %d, %d links; want 0, 0 (the value before), 0", w.nl, h.X(5), m.wmo.links)
 	}
 }
+
+// As TestAHartExecutesTheCodeItWroteUnderRVWMO with the first word of
+// each new function written by an amoswap (rd = x0, no aq, no rl), which
+// the hart may defer, and no other store to the first function's page:
+// fence.i makes the AMO visible to the hart's fetch where the page has
+// decoded code, and a fetch from a page does where it has none yet.
+func TestAHartExecutesTheCodeItWroteWithDeferredAMOs(t *testing.T) {
+	prog := slices.Clone(wmoSMCProgram)
+	n := 0
+	for i, s := range prog {
+		switch {
+		case s == "sw t1,0(t0)":
+			prog[i] = "amoswap.w zero,t1,(t0)"
+			n++
+		case s == "sw t2,4(t0)" && n == 1:
+			// The old function already returns there: only the AMO
+			// writes the page, so no store invalidates its blocks
+			// before fence.i does.
+			prog[i] = "addi zero,zero,0"
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d stores replaced, want 2", n)
+	}
+	deferred := 0
+	for seed := uint64(0); seed <= 60; seed++ {
+		model := ModelRVWMO
+		if seed == 0 {
+			model = ModelSC
+		}
+		m := mustBuild(t, programBuild(t, prog, 1, 97, func(m *Machine) {
+			m.cfg.Seed = seed
+			old := []byte{0x13, 0x05, 0x10, 0x00, 0x67, 0x80, 0x00, 0x00} // addi a0,zero,1; ret
+			if err := m.WritePhys(DefaultRAMBase+0x2000, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.SetMemoryModel(model); err != nil {
+				t.Fatal(err)
+			}
+		}))
+		h := m.harts[0]
+		for k := uint64(1); k <= 200; k++ {
+			m.Run(k)
+			if h.w != nil {
+				for _, l := range h.w.ld[:h.w.nl] {
+					if l.amo != 0 {
+						deferred++
+					}
+				}
+			}
+		}
+		if h.w != nil {
+			h.wmoSettle()
+		}
+		if h.X(18) != 1 || h.X(19) != 42 || h.X(10) != 7 {
+			t.Fatalf("seed %d: the calls returned %d, %d and %d, want 1, 42 and 7", seed, h.X(18), h.X(19), h.X(10))
+		}
+	}
+	if deferred == 0 {
+		t.Fatal("no amoswap was deferred in 60 seeds")
+	}
+}
