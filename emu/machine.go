@@ -370,6 +370,9 @@ func (m *Machine) WritePhys(pa uint64, b []byte) error {
 		a := pa + off
 		pn := (a - m.RAM.Base) >> pageShift
 		n := min(uint64(len(b))-off, pageSize-a&pageMask)
+		if m.wmo != nil && m.wmo.links > 0 {
+			m.wmoBeforeWrite(a, int(n))
+		}
 		p, _ := m.pageToWrite(pn, a)
 		copy(p[a&pageMask:], b[off:off+n])
 		off += n
@@ -867,7 +870,7 @@ func (h *Hart) lookup() *block {
 		i := pc >> pageShift & tlbMask
 		h.jctx.kNonGlobal = h.c.nonGlobal[h.priv][0][i/64]&(1<<(i%64)) != 0
 	}
-	if h.w != nil && h.w.ns > 0 && h.wmoFetch(pa) {
+	if h.w != nil && (h.w.ns > 0 || h.w.nl > 0) && h.wmoFetch(pa) {
 		// rvwmo: the hart's fetch sees its own buffered stores; a
 		// guessed path was squashed first, and the hart fetches at the
 		// branch's other target.

@@ -291,6 +291,10 @@ func (h *Hart) storeRAM(va, pa uint64, size int, v uint64, fill bool) int {
 	if h.yieldAfter {
 		res = stExit // preempted after the store: the block ends with it
 	}
+	if m.wmo != nil && m.wmo.links > 0 {
+		m.wmoBeforeWrite(pa, size) // linked loads (wmolink.go)
+		fill, fine = false, false
+	}
 	p, fl := m.pageToWrite(pn, pa)
 	if fl&pfCode != 0 {
 		res = stExit

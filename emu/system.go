@@ -120,12 +120,27 @@ func (h *Hart) amo(o *op) int {
 	}
 	p := h.ram.readPage((pa - h.ram.Base) >> pageShift)
 	old := readLE(p[pa&pageMask:], size)
-	src := x[o.rs2]
-	var nv uint64
+	nv := amoValue(o.kind, old, x[o.rs2])
 	if size == 4 {
+		old = sext32(uint32(old))
+	}
+	r := h.storeRAM(va, pa, size, nv, true)
+	x[o.rd] = old
+	h.pc += uint64(o.len)
+	return r
+}
+
+// amoValue is what AMO k writes to bytes that held old (read as
+// unsigned) with src in its rs2: for a .W AMO the low 32 bits,
+// zero-extended.
+func amoValue(k isa.Op, old, src uint64) uint64 {
+	var nv uint64
+	switch k {
+	case isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
+		isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W:
 		a, b := int32(old), int32(src)
 		var r int32
-		switch o.kind {
+		switch k {
 		case isa.AMOSWAP_W:
 			r = b
 		case isa.AMOADD_W:
@@ -146,9 +161,8 @@ func (h *Hart) amo(o *op) int {
 			r = int32(max(uint32(a), uint32(b)))
 		}
 		nv = uint64(uint32(r))
-		old = sext32(uint32(old))
-	} else {
-		switch o.kind {
+	default:
+		switch k {
 		case isa.AMOSWAP_D:
 			nv = src
 		case isa.AMOADD_D:
@@ -169,8 +183,5 @@ func (h *Hart) amo(o *op) int {
 			nv = max(old, src)
 		}
 	}
-	r := h.storeRAM(va, pa, size, nv, true)
-	x[o.rd] = old
-	h.pc += uint64(o.len)
-	return r
+	return nv
 }

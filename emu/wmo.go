@@ -74,7 +74,7 @@ import (
 // buffer, after every earlier load resolved, and drains only as the
 // oldest entry; a later acquire drains it first. fence.i resolves the
 // deferred loads a control dependency is pending on (see the FENCE_I
-// case of execWMO) and drains the buffer only if a buffered store is to
+// case of execWMO; hartWMO.br) and drains the buffer only if a buffered store is to
 // a page with decoded code, and a fetch that misses the jump cache
 // drains it if a buffered store is to the fetched page, so the hart's
 // own fetch sees its stores. Everything else is performed in place
@@ -166,8 +166,19 @@ type wmoLoad struct {
 	lr, sc, fromLR bool
 	rd2            uint8
 	v              uint64
+	// amo: an AMO without aq or rl performed late (wmoDeferAMO), its
+	// kind (0 for a load or an LR): when it resolves it reads its bytes
+	// and writes them with v (its rs2) combined, in memory at once, and
+	// rd gets what it read. An AMO with rd = x0 is pending into one of
+	// the registers wmoAMOSink.. that no instruction names.
+	amo isa.Op
+	// link: a later load of its bytes was performed first (wmolink.go):
+	// it is performed before any store to its bytes becomes visible.
+	link bool
 	// after: older deferred loads its address depends on though it is
-	// known (hartWMO.taint): they resolve before it (rule 9).
+	// known (hartWMO.taint): they resolve before it (rule 9). For an LR
+	// paired with its SC: the loads the SC's data depends on though it
+	// is known (rule 10; since WMOVersion 3), all older than the LR.
 	after uint64
 	// spec: issued on a guessed path (wmospec.go): a squash drops it.
 	spec bool
@@ -187,8 +198,12 @@ type hartWMO struct {
 	// and those of loads before a fence r,w (rule 4). A store buffered
 	// meanwhile waits for them (wmoStore.wait).
 	ctrl uint64
-	gen  uint32
-	seq  uint64 // stores buffered so far
+	// br: the part of ctrl a branch or jump put there (a control
+	// dependency, not a fence r,w or rule 13): the loads a fence.i
+	// performs (since WMOVersion 3; before, it performed all of ctrl).
+	br  uint64
+	gen uint32
+	seq uint64 // stores buffered so far
 	// taint[r]: deferred loads that x[r] depends on although its value
 	// is known, because every instruction between computed it without
 	// their values (xor or sub of a register with itself, then integer
@@ -223,6 +238,18 @@ type machineWMO struct {
 	// choices, so that a run with no branch on a pending load draws
 	// from rng exactly what it drew before speculation existed.
 	spec *PRNG
+	// amo is the stream of what model version 3 added, deferred AMOs
+	// (wmoDeferAMO) and linked loads (wmolink.go), for the same reason:
+	// a run with neither draws what it drew before them. It is started
+	// from amoSeed (and the harts' amoPct and linkPct drawn from it) the
+	// first time a hart could use it (wmoAMOStream): nil until then, so
+	// that a run with neither costs no stream.
+	amo     *PRNG
+	amoSeed uint64
+	// linking: harts may link loads (SetLinkedLoads); links: how many
+	// loads of all harts are linked.
+	linking bool
+	links   int
 }
 
 // wmoRates are how a hart reorders, drawn from the model's stream when
@@ -247,6 +274,13 @@ type wmoRates struct {
 	// specPct: the chance that a branch on a pending register is
 	// guessed instead of resolving the load (wmospec.go).
 	specPct uint64
+	// amoPct: the chance that an AMO without aq or rl is deferred
+	// (wmoDeferAMO), drawn from the AMO stream (machineWMO.amo).
+	amoPct uint64
+	// linkPct: the chance that a later load of a deferred load's bytes
+	// links it instead of performing it (wmolink.go), from the same
+	// stream.
+	linkPct uint64
 }
 
 // Biases of a run's choices among pending accesses.
@@ -287,6 +321,7 @@ func (m *Machine) wmoSeed(seed uint64) {
 	w := m.wmo
 	w.rng = NewPRNG(seed ^ wmoSalt)
 	w.spec = NewPRNG(seed ^ wmoSpecSalt)
+	w.amo, w.amoSeed = nil, seed^wmoAMOSalt
 	shared := w.drawRates()
 	shared.specPct = w.drawSpecPct()
 	own := w.rng.Uint64()%2 == 0
@@ -415,6 +450,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 				}
 			}
 		}
+		if (o.kind == isa.SC_W || o.kind == isa.SC_D) && (w.nl > 0 || w.tainted != 0) && h.wmoFailSC(o) {
+			continue // it must fail: no memory operation (wmosc.go)
+		}
 		if named := regBit(o.rd) | regBit(o.rs1) | regBit(o.rs2) | regBit(o.rs3); (w.pend|w.tainted)&named != 0 {
 			if h.wmoNamed(o, named, vpc, i) {
 				return h.branch(vpc, o, w.chk.guess, i) // guessed: the branch ends the block
@@ -468,6 +506,9 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			if r = h.wmoSwapRelease(vpc, o, i); r != wmoSlow {
 				break
 			}
+			if h.wmoDeferAMO(o) {
+				continue
+			}
 			if !h.wmoAtomicMayPass(o) {
 				h.wmoSettle()
 			}
@@ -476,7 +517,7 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			return h.exec(b, vpc, i, i+1)
 		case isa.FENCE:
 			if w.nl > 0 {
-				h.wmoResolveLRs() // a deferred SC's store is ordered as a store
+				h.wmoResolveLRs() // a deferred SC's or AMO's store is ordered as a store
 			}
 			if (w.ns > 0 || w.nl > 0) && w.r.fenceWaitPct > 0 && h.othersRun() && mw.chance(w.r.fenceWaitPct) {
 				// The hart waits at the fence: its turn ends before it,
@@ -493,7 +534,8 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			h.wmoFence(o.raw)
 		case isa.FENCE_I:
 			// The deferred loads a control dependency orders before
-			// later stores (ctrl) resolve: the RVWMO chapter's rules
+			// later stores (br; not those of a fence r,w or of rule 13,
+			// since WMOVersion 3) resolve: the RVWMO chapter's rules
 			// give fence.i no data ordering, but the public suite's
 			// generator counts a control dependency and a fence.i as
 			// ordering the load before what follows (its SAFE
@@ -504,7 +546,10 @@ func (h *Hart) execWMO(b *block, vpc uint64, n int) int {
 			// stay unless one is to a page with decoded code, whose
 			// blocks the hart's fetch might still find (then all drain,
 			// in order; wmoFetch covers pages decoded later).
-			h.wmoResolveRegs(w.ctrl)
+			h.wmoResolveRegs(w.br)
+			h.wmoResolveStoresTo(func(pa uint64) bool { // deferred AMOs and LR/SC pairs store too
+				return h.m.codePage((pa-h.ram.Base)>>pageShift) != nil
+			})
 			if h.wmoToCode() {
 				h.wmoDrainAll()
 			}
@@ -637,7 +682,13 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 	default:
 		p := w.pend&named | w.taintOf(named)
 		if k == isa.SC_W || k == isa.SC_D {
-			p &^= w.lr // it may pair with the LR (wmoPairSC)
+			if w.lr != 0 && o.rs2 != o.rs1 {
+				// It may pair with the LR (wmoPairSC), its store then
+				// waiting for the loads its data is tainted by; if it
+				// does not pair, the hart settles (execWMO).
+				p = w.pend&named | w.taintOf(named&^regBit(o.rs2))
+			}
+			p &^= w.lr
 		}
 		h.wmoResolveRegs(p)
 		return false
@@ -648,6 +699,7 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 			switch {
 			case o.imm == int64(o.len):
 				w.ctrl |= p // both targets are the next instruction
+				w.br |= p
 			case h.wmoSpeculate(o, vpc, i, p):
 				spec = true // guessed (wmospec.go)
 			default:
@@ -655,6 +707,7 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 			}
 		}
 		w.ctrl |= w.taintOf(src) // the direction is known: a control dependency
+		w.br |= w.taintOf(src)
 		return spec
 	}
 	if w.pend&rd != 0 {
@@ -671,7 +724,8 @@ func (h *Hart) wmoNamed(o *op, named uint64, vpc uint64, i int) bool {
 	t |= w.taintOf(src)
 	if k == isa.JAL || k == isa.JALR {
 		w.ctrl |= t // a jump through a known register: a control dependency
-		t = 0       // the link register holds the pc
+		w.br |= t
+		t = 0 // the link register holds the pc
 	}
 	w.setTaint(o.rd, t)
 	return false
@@ -791,13 +845,13 @@ func (h *Hart) wmoLoadOp(vpc uint64, o *op, i, size int) int {
 		return r
 	}
 	w, mw := h.w, h.m.wmo
-	after := w.taintOf(regBit(o.rs1)) // an address dependency on them (rule 9)
-	h.wmoResolveOverlap(pa, size)     // CoRR: loads of a byte in program order
+	after := w.taintOf(regBit(o.rs1))    // an address dependency on them (rule 9)
+	linked := h.wmoLinkOverlap(pa, size) // CoRR: loads of a byte in program order, unless they read one write
 	h.wmoDrainAMOs(pa, size)
 	h.wmoResolveForwarded(pa, size)
 	after &= w.pend
 	w.setTaint(o.rd, 0)
-	if o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
+	if !linked && o.rd != regSink && w.nl < wmoLoads && mw.chance(w.r.deferPct) {
 		w.ld[w.nl] = wmoLoad{pa: pa, seq: w.seq, size: uint8(size), kind: o.kind, rd: o.rd, after: after, spec: w.spec}
 		w.nl++
 		w.pend |= regBit(o.rd)
@@ -819,11 +873,11 @@ func (l *wmoLoad) regs() uint64 {
 	return regBit(l.rd)
 }
 
-// wmoResolveLRs resolves every deferred LR (and its SC).
+// wmoResolveLRs resolves every deferred LR (and its SC) and AMO.
 func (h *Hart) wmoResolveLRs() {
 	w := h.w
 	for i := 0; i < w.nl; {
-		if w.ld[i].lr {
+		if w.ld[i].lr || w.ld[i].amo != 0 {
 			if h.wmoResolve(i) {
 				i = 0
 			}
@@ -908,6 +962,20 @@ func (h *Hart) wmoPairSC(o *op) bool {
 			return false
 		}
 	}
+	// A data dependency through a tainted register (rule 10): the pair is
+	// performed after those loads, if all are older than the LR, so that
+	// resolving never loops (wmoResolve performs l.after first).
+	after := w.taintOf(regBit(o.rs2))
+	if after != 0 {
+		var older uint64
+		for j := 0; j < k; j++ {
+			older |= w.ld[j].regs()
+		}
+		if after&^older != 0 {
+			return false
+		}
+	}
+	l.after = after
 	l.sc, l.rd2 = true, o.rd
 	if o.rs2 == l.rd {
 		l.fromLR = true
@@ -924,7 +992,10 @@ func (h *Hart) wmoPairSC(o *op) bool {
 
 // wmoResolveForwarded resolves the deferred loads that the buffered
 // stores a load of [pa, pa+size) would read (the youngest one per byte)
-// depend on through their address or data (rule 12).
+// depend on through their address or data (rule 12). A dependency on the
+// rd of an SC paired with a deferred LR is one on the SC's store (its
+// success: the SC carries no dependency from its sources to rd), not on
+// a load: rule 12 does not apply to it (since WMOVersion 3).
 func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
 	w := h.w
 	any := false
@@ -941,6 +1012,11 @@ func (h *Hart) wmoResolveForwarded(pa uint64, size int) {
 				dep |= s.dep
 				break
 			}
+		}
+	}
+	for k := 0; k < w.nl && dep != 0; k++ {
+		if l := &w.ld[k]; l.sc && l.rd2 != regSink {
+			dep &^= regBit(l.rd2)
 		}
 	}
 	h.wmoResolveRegs(dep)
@@ -1037,11 +1113,15 @@ func (h *Hart) wmoToCode() bool {
 }
 
 // wmoFetch drains the buffer, in order, if a buffered store is to the page
-// of pa, which the hart is about to fetch from (and perhaps decode): a
-// hart's instruction fetch sees its own stores at the latest after a
-// fence.i, and seeing them earlier is allowed.
+// of pa, which the hart is about to fetch from (and perhaps decode), and
+// first resolves the deferred AMOs and LR/SC pairs to it: a hart's
+// instruction fetch sees its own stores at the latest after a fence.i,
+// and seeing them earlier is allowed.
 func (h *Hart) wmoFetch(pa uint64) bool {
 	w := h.w
+	if w.nl > 0 {
+		h.wmoResolveStoresTo(func(a uint64) bool { return a>>pageShift == pa>>pageShift })
+	}
 	for k := 0; k < w.ns; k++ {
 		if w.st[k].pa>>pageShift == pa>>pageShift {
 			if w.spec && h.wmoSpecEnd(0) {
@@ -1052,6 +1132,23 @@ func (h *Hart) wmoFetch(pa uint64) bool {
 		}
 	}
 	return false
+}
+
+// wmoResolveStoresTo resolves the deferred AMOs and LR/SC pairs (which
+// store when they resolve) whose address on says: as buffered stores,
+// they become visible before a fence.i lets the hart fetch code they may
+// have changed (since WMOVersion 3).
+func (h *Hart) wmoResolveStoresTo(on func(pa uint64) bool) {
+	w := h.w
+	for i := 0; i < w.nl; {
+		if l := &w.ld[i]; (l.amo != 0 || l.sc) && on(l.pa) {
+			if h.wmoResolve(i) {
+				i = 0
+			}
+			continue
+		}
+		i++
+	}
 }
 
 // wmoSettle performs everything pending: loads resolve, then the buffer
@@ -1141,6 +1238,9 @@ func (h *Hart) wmoResolve(i int) bool {
 		moved = true
 	}
 	l := w.ld[i]
+	if l.link {
+		h.m.wmo.links--
+	}
 	v := h.wmoRead(l.pa, int(l.size), l.seq)
 	h.x[l.rd] = extendLoad(l.kind, v)
 	bit := l.regs()
@@ -1157,11 +1257,16 @@ func (h *Hart) wmoResolve(i int) bool {
 		}
 		w.lr &^= bit
 	}
+	if l.amo != 0 {
+		// Performed now, in memory, read and write at one point.
+		h.m.wmoWrite(l.pa, int(l.size), amoValue(l.amo, v, l.v))
+	}
 	if w.spec && !l.spec {
 		h.wmoSpecResolved(&l) // an older load: a squash keeps its value
 	}
 	w.pend &^= bit
 	w.ctrl &^= bit
+	w.br &^= bit
 	for k := 0; k < w.ns; k++ {
 		w.st[k].wait &^= bit
 		w.st[k].dep &^= bit
@@ -1246,6 +1351,9 @@ func (h *Hart) wmoDrain(j int) {
 	if w.st[j].wait != 0 {
 		h.wmoResolveRegs(w.st[j].wait)
 	}
+	if h.m.wmo.links > 0 {
+		h.m.wmoBeforeWrite(w.st[j].pa, int(w.st[j].size)) // its own linked loads read it while it is buffered
+	}
 	s := w.st[j]
 	copy(w.st[j:w.ns], w.st[j+1:w.ns])
 	w.ns--
@@ -1256,6 +1364,9 @@ func (h *Hart) wmoDrain(j int) {
 // the one copy of memory changes, decoded code of the page is dropped, a
 // watcher of the page is told.
 func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
+	if m.wmo.links > 0 {
+		m.wmoBeforeWrite(pa, size)
+	}
 	p, fl := m.pageToWrite((pa-m.RAM.Base)>>pageShift, pa)
 	writeLE(p[pa&pageMask:], size, v)
 	if fl&pfWatch != 0 {
@@ -1272,7 +1383,14 @@ func (m *Machine) wmoWrite(pa uint64, size int, v uint64) {
 //	   with rd = x0 buffered as a store-release (2026-12-04)
 //	2: speculation past a branch on a pending register (wmospec.go), a
 //	   new per-run rate drawn (2026-12-05)
-const WMOVersion = 2
+//	3: AMOs without aq or rl deferred (wmoamo.go), a new per-run rate
+//	   drawn from a stream of its own; an SC that must fail fails at once,
+//	   its pending loads left pending (wmosc.go); a fence.i performs only
+//	   the loads of control dependencies; rule 12 skips a dependency on
+//	   a paired SC's success; an SC whose data is tainted pairs, the
+//	   pair waiting for those loads; in litmus runs, loads of the same
+//	   bytes linked (wmolink.go) (2026-12-05)
+const WMOVersion = 3
 
 // WMOChange says what rvwmo model version v changed (0: a model from
 // before versions were recorded).
@@ -1284,6 +1402,8 @@ func WMOChange(v int) string {
 		return "misaligned stores buffered per byte, amoswap.rl with rd = x0 buffered as a store-release"
 	case 2:
 		return "loads performed past a branch on a pending load, guessed and squashed when wrong"
+	case 3:
+		return "AMOs without aq or rl performed after later accesses to other bytes, SCs that must fail failed without performing pending loads, fence.i performing only control dependencies' loads, loads of one write linked"
 	}
 	return "unknown"
 }
@@ -1384,6 +1504,7 @@ func (m *Machine) saveWMO(e *hw.Encoder) {
 		}
 	}
 	m.saveWMOSpec(e) // since WMOVersion 2: absent from older snapshots
+	m.saveWMOAMO(e)  // since WMOVersion 3
 }
 
 // restoreWMO reads what saveWMO wrote and puts the machine under rvwmo,
@@ -1435,12 +1556,13 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			l := wmoLoad{pa: d.U64(), seq: d.U64(), size: d.U8(), kind: isa.Op(d.U8()), rd: d.U8(), after: d.U64(),
 				lr: d.Bool(), sc: d.Bool(), fromLR: d.Bool(), rd2: d.U8(), v: d.U64()}
 			// after names only older loads, so resolving never loops.
-			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd > 31 || hs.pend&regBit(l.rd) != 0 ||
+			// The register and stored value are checked against the
+			// access's kind (wmoLoadOK) once the AMO section is read.
+			if !wmoAccessOK(m, l.pa, l.size) || l.rd == 0 || l.rd >= wmoAMOSink+wmoLoads || hs.pend&regBit(l.rd) != 0 ||
 				!isLoadKind(l.kind) || l.after&^hs.pend != 0 ||
 				(l.sc || l.fromLR || l.rd2 != 0) && !l.lr || l.fromLR && !l.sc ||
-				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 || l.size != 4 && l.size != 8) ||
-				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) ||
-				!l.fromLR && l.v != 0 && !l.sc {
+				l.lr && (l.kind != isa.LW && l.kind != isa.LD || l.after != 0 && !l.sc || l.size != 4 && l.size != 8) ||
+				l.sc && (l.rd2 == 0 || l.rd2 > regSink || l.rd2 == l.rd || l.rd2 != regSink && hs.pend&regBit(l.rd2) != 0) {
 				d.Fail("hart %d: deferred load %d", i, k)
 			}
 			hs.ld[k] = l
@@ -1486,6 +1608,25 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 			return err
 		}
 	}
+	if d.Err() == nil && d.Remaining() > 0 {
+		if err := restoreWMOAMO(d, w, states); err != nil { // saved since WMOVersion 3
+			return err
+		}
+	} else {
+		w.amo = NewPRNG(0) // started, every rate 0: no AMO deferred, no load linked until reseeded
+		for _, hs := range states {
+			if hs != nil {
+				hs.br = hs.ctrl // a version-2 fence.i performed all of them
+			}
+		}
+	}
+	for i, hs := range states {
+		for k := 0; hs != nil && k < hs.nl && d.Err() == nil; k++ {
+			if !wmoLoadOK(&hs.ld[k]) {
+				d.Fail("hart %d: deferred load %d", i, k)
+			}
+		}
+	}
 	if err := d.Err(); err != nil {
 		return err
 	}
@@ -1493,6 +1634,7 @@ func (m *Machine) restoreWMO(d *hw.Decoder) error {
 	for i, h := range m.harts {
 		h.w = states[i]
 	}
+	m.wmoCountLinks()
 	m.eng.cur = EngineInterp
 	m.cfg.MemoryModel = ModelRVWMO
 	return nil

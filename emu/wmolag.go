@@ -67,6 +67,8 @@ func (m *Machine) LagHart(i int) {
 			}
 		}
 		r.specPct = h.w.r.specPct
+		r.amoPct = h.w.r.amoPct
+		r.linkPct = h.w.r.linkPct
 		h.w.r = r
 	}
 }

@@ -102,6 +102,7 @@ func (h *Hart) wmoSpeculate(o *op, vpc uint64, i int, p uint64) bool {
 	w.ready = false
 	w.specs++
 	w.ctrl |= p // rule 11: later stores wait for the branch's loads
+	w.br |= p
 	return true
 }
 
@@ -166,7 +167,9 @@ func (h *Hart) wmoSpecMay(o *op) bool {
 // resolved, the next boundary validates.
 func (h *Hart) wmoSpecResolved(l *wmoLoad) {
 	c := &h.w.chk
-	c.x[l.rd] = h.x[l.rd]
+	if l.rd <= regSink { // not the register of a deferred AMO with rd = x0
+		c.x[l.rd] = h.x[l.rd]
+	}
 	if l.sc {
 		c.x[l.rd2] = h.x[l.rd2]
 	}
@@ -248,8 +251,10 @@ func (h *Hart) wmoSquash(taken bool, used int) {
 		}
 	}
 	w.nl = n
+	h.m.wmoCountLinks() // a squashed load may have been linked
 	w.gen = c.gen
 	w.ctrl = c.ctrl & w.pend
+	w.br &= w.pend // the path's branches may have added some: more for a fence.i to perform, never fewer
 	w.tainted = 0
 	for r := range w.taint {
 		w.setTaint(uint8(r), c.taint[r]&w.pend)

@@ -211,6 +211,7 @@ func TestAnRVWMOSnapshotFromBeforeSpeculationStillRestores(t *testing.T) {
 	snap := b.Snapshot()
 	var e hw.Encoder
 	b.saveWMOSpec(&e)
+	b.saveWMOAMO(&e) // since version 3, after it
 	old := *snap
 	old.State = snap.State[:len(snap.State)-len(e.Bytes())]
 	c := mustBuild(t, wmoBuild(t, ModelSC, 9))
@@ -232,6 +233,6 @@ func TestAnRVWMOSnapshotFromBeforeSpeculationStillRestores(t *testing.T) {
 		}
 	}
 	if err := c.RestoreSnapshot(snap); err != nil || c.StateHash() != b.StateHash() {
-		t.Fatalf("the version-2 snapshot: %v, hash %x, want %x", err, c.StateHash(), b.StateHash())
+		t.Fatalf("the version-3 snapshot: %v, hash %x, want %x", err, c.StateHash(), b.StateHash())
 	}
 }

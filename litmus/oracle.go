@@ -497,10 +497,19 @@ func (o *oracle) run(th int, s oPath) {
 				i := c.add(oEvent{kind: evW, size: uint8(size), addr: rs1, val: v, aq: in.AQ, rl: in.RL, atomic: true,
 					pair: r, addrDep: tn[in.Rs1], dataDep: tn[in.Rs2], ctrlDep: s.ctrl})
 				c.ev[r].pair = i
-				c.set(in.Rd, 0, 0)
+				// A successful SC has rd as a destination register
+				// (RVWMO chapter, "Syntactic Dependencies", the note on
+				// SC; its register listing: "rd, if successful"), so
+				// what reads it depends on the SC's store.
+				c.set(in.Rd, 0, 1<<i)
 				o.run(th, c)
 			}
-			s.set(in.Rd, 1, 0) // failure: always possible
+			// Failure, always possible: no memory operation, and rd is
+			// not a destination register of a failed SC, so a reader of
+			// rd keeps the dependencies of rd's last writer before it.
+			if in.Rd != 0 {
+				s.x[in.Rd] = 1
+			}
 		case isa.AMOSWAP_W, isa.AMOADD_W, isa.AMOXOR_W, isa.AMOAND_W, isa.AMOOR_W,
 			isa.AMOMIN_W, isa.AMOMAX_W, isa.AMOMINU_W, isa.AMOMAXU_W,
 			isa.AMOSWAP_D, isa.AMOADD_D, isa.AMOXOR_D, isa.AMOAND_D, isa.AMOOR_D,

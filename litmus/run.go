@@ -63,7 +63,9 @@ func (opt *Options) CheckModel() error {
 // EmuModel puts m under emu's memory model of that name (emu.ParseMemoryModel):
 // the SetModel of Options that name none. Under rvwmo it lets harts wait
 // at fences (emu's SetFenceWaits), which the three-thread shapes of the
-// suite need to show.
+// suite need to show, and link loads of the same bytes (emu's
+// SetLinkedLoads: a litmus machine has no device writing RAM), which its
+// RSW shapes need.
 func EmuModel(m *emu.Machine, model string) error {
 	mm, err := emu.ParseMemoryModel(model)
 	if err != nil {
@@ -73,6 +75,7 @@ func EmuModel(m *emu.Machine, model string) error {
 		return err
 	}
 	m.SetFenceWaits(true)
+	m.SetLinkedLoads(true)
 	return nil
 }
 
