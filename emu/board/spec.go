@@ -6,10 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sync"
-	"time"
 
 	"everett/devices/sdk"
 	"everett/devices/virtio/blk"
@@ -112,7 +108,7 @@ func (im *Image) Load() error {
 	if im == nil || im.Data != nil {
 		return nil
 	}
-	b, got, err := loadImage(im.Path)
+	b, got, err := hostfile.Load(im.Path)
 	if err != nil {
 		return err
 	}
@@ -121,70 +117,6 @@ func (im *Image) Load() error {
 	}
 	im.Data = b
 	return nil
-}
-
-// Images loaded in this process, by path and file identity. A process
-// that loads one report or snapshot many times (several reports replayed
-// in one run, a debugger restarting) read and hashed the etcd example's
-// three disks and kernels, about 1 GB, for every load: 0.45 s of SHA-256
-// and a second of page faults a replay (2026-12-05). An image's bytes are
-// never written (machines and disks copy what they change), so loads of
-// an unchanged file share them. A file is taken as unchanged while its
-// size and modification time are; a file rewritten in place within the
-// same nanosecond to the same size would be missed.
-var imageCache struct {
-	sync.Mutex
-	entries []cachedImage // oldest first
-}
-
-// imageCacheEntries bounds the images kept; images under
-// imageCacheMinBytes are read and hashed again (it costs little).
-const (
-	imageCacheEntries  = 8
-	imageCacheMinBytes = 1 << 20
-)
-
-type cachedImage struct {
-	path  string
-	size  int64
-	mtime time.Time
-	data  []byte
-	sha   string
-}
-
-// loadImage reads path, or takes it from imageCache, with its hash.
-func loadImage(path string) ([]byte, string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, "", err
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	imageCache.Lock()
-	for _, e := range imageCache.entries {
-		if e.path == abs && e.size == st.Size() && e.mtime.Equal(st.ModTime()) {
-			imageCache.Unlock()
-			return e.data, e.sha, nil
-		}
-	}
-	imageCache.Unlock()
-	b, err := hostfile.Read(path)
-	if err != nil {
-		return nil, "", err
-	}
-	sha := sha256Hex(b)
-	if int64(len(b)) != st.Size() || len(b) < imageCacheMinBytes {
-		return b, sha, nil // changed while read, or small
-	}
-	imageCache.Lock()
-	defer imageCache.Unlock()
-	imageCache.entries = append(imageCache.entries, cachedImage{abs, st.Size(), st.ModTime(), b, sha})
-	if len(imageCache.entries) > imageCacheEntries {
-		imageCache.entries = imageCache.entries[1:]
-	}
-	return b, sha, nil
 }
 
 func short(h string) string {

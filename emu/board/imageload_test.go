@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"everett/internal/hostfile"
 )
 
 // A large image loaded twice in a process is read and hashed once (the
@@ -15,7 +17,7 @@ import (
 // content says the image changed.
 func TestImageLoadsShareAnUnchangedFileAndSeeAChangedOne(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "disk.img")
-	old := bytes.Repeat([]byte{1}, imageCacheMinBytes)
+	old := bytes.Repeat([]byte{1}, hostfile.LoadMinBytes)
 	if err := os.WriteFile(p, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestImageLoadsShareAnUnchangedFileAndSeeAChangedOne(t *testing.T) {
 	}
 
 	// The same size, other content, another modification time.
-	changed := bytes.Repeat([]byte{2}, imageCacheMinBytes)
+	changed := bytes.Repeat([]byte{2}, hostfile.LoadMinBytes)
 	if err := os.WriteFile(p, changed, 0o644); err != nil {
 		t.Fatal(err)
 	}
