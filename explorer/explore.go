@@ -461,10 +461,51 @@ func planBatch(spec *Spec, seed uint64, base, end int, ctl *emu.PRNG, corpus []*
 		pick := ctl.Uint64()
 		if len(corpus) > 0 && pick%100 < uint64(spec.Search.ForkPercent) {
 			j.parent = corpus[(pick/100)%uint64(len(corpus))]
+			if unbuiltPulled(j.parent) {
+				j.parent = costlyPick(j.parent, ctl, corpus)
+			}
 		}
 		batch = append(batch, j)
 	}
 	return batch
+}
+
+// Another worker's entry costs a replay of its path before the first
+// universe forks from it, about half a universe on the one-node Linux
+// spec (its snapshots fall ~8 million instructions into universes of
+// ~20 million after the boot); the search's own entries cost nothing to
+// fork from. With half the corpus pulled and picked uniformly, the
+// rebuilds were 12% of a shared worker's instructions after the boot,
+// and two processes ran at 1.61-1.65 times one where sharing only the
+// claims ran at 1.77-1.95 (2026-12-05). As fuzzers spend less energy on
+// slow inputs, a pick that lands on a pulled entry not yet rebuilt keeps
+// it with probability 1/costlyKeep and otherwise picks again among the
+// entries that cost nothing; rebuilt, it is picked like any other. A
+// search of one process has no pulled entries: its plans are unchanged.
+const costlyKeep = 4
+
+// unbuiltPulled says whether s is another worker's entry not yet rebuilt.
+func unbuiltPulled(s *UniverseSnapshot) bool {
+	return s.lazy != nil && s.lazy.tally != nil && !s.lazy.done.Load()
+}
+
+// costlyPick keeps the unbuilt pulled entry picked, or picks again among
+// the corpus's other entries, as ctl draws.
+func costlyPick(picked *UniverseSnapshot, ctl *emu.PRNG, corpus []*UniverseSnapshot) *UniverseSnapshot {
+	r := ctl.Uint64()
+	if r%costlyKeep == 0 {
+		return picked
+	}
+	var cheap []*UniverseSnapshot
+	for _, c := range corpus {
+		if !unbuiltPulled(c) {
+			cheap = append(cheap, c)
+		}
+	}
+	if len(cheap) == 0 {
+		return picked
+	}
+	return cheap[(r/costlyKeep)%uint64(len(cheap))]
 }
 
 // errWallSpent is the cause of a search's cancellation when its wall-time
