@@ -24,6 +24,13 @@
 #      of go-fieldorder and go-dblclose (guest-images/bugs) from seeds
 #      BUG_SEEDS, 2 processes sharing the corpus against 2 sharing only
 #      the claims.
+#   5. what sharing brings where the corpus guides the search: the stages
+#      example (guest-images/examples/stages: a chain of races, each
+#      reached only through the one before; forks from one process's
+#      corpus reach stages its roots do not), from seeds 1..SEEDS,
+#      STAGES_UNIVERSES universes (default 600), 2 processes sharing the
+#      corpus against 2 sharing only the claims: when each reached the
+#      edges both reached, and the medians.
 # Each process runs one explorer worker, so two processes use two cores:
 # run it on an otherwise idle machine.
 set -eu
@@ -174,3 +181,24 @@ for prog in go-fieldorder go-dblclose; do
 		echo "$line"
 	done
 done
+
+make -s -C guest-images/examples/stages
+cat >"$tmp/stages.yaml" <<EOF
+name: stages
+nodes:
+  - name: stages
+    elf: $PWD/build/examples/stages.elf
+    harts: 2
+EOF
+: >"$tmp/stages-times"
+for s in $(seq "$SEEDS"); do
+	shared "stages-sharing-$s" 2 "$tmp/stages.yaml" --seed "$s" --universes "${STAGES_UNIVERSES:-600}"
+	shared "stages-isolated-$s" 2 "$tmp/stages.yaml" --seed "$s" --universes "${STAGES_UNIVERSES:-600}" --shared-isolated
+	sc=$(curve "stages-sharing-$s") ic=$(curve "stages-isolated-$s")
+	e=$(printf '%s\n%s\n' "${sc##*:}" "${ic##*:}" | sort -n | head -n 1)
+	ts=$(when "$sc" "$e") ti=$(when "$ic" "$e")
+	echo "shared search, stages seed $s: $e edges (both reached) after $ts s sharing, $ti s not sharing; at the end ${sc##*:} and ${ic##*:} edges"
+	echo "$ts $ti" >>"$tmp/stages-times"
+done
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
+echo "shared search, stages, seeds 1-$SEEDS: median seconds to the edges both reached: $(cut -d' ' -f1 "$tmp/stages-times" | med) sharing, $(cut -d' ' -f2 "$tmp/stages-times" | med) not sharing"
