@@ -35,37 +35,37 @@ func record(base, end int) *explorer.BatchRecord {
 
 func TestAnExpiredClaimIsTakenOverAndOnlyTheFirstRecordOfARangeStands(t *testing.T) {
 	url := "file://" + filepath.Join(t.TempDir(), "b")
-	id := testIdentity(16, 8, 300*time.Millisecond)
+	id := testIdentity(2, 2, 300*time.Millisecond) // two ranges of one (rangeAt)
 	a, b := join(t, url, id), join(t, url, id)
 
 	base, end, ok, err := a.Claim(nil)
-	if err != nil || !ok || base != 0 || end != 8 {
-		t.Fatalf("a claimed %d..%d %v %v, want 0..8", base, end, ok, err)
+	if err != nil || !ok || base != 0 || end != 1 {
+		t.Fatalf("a claimed %d..%d %v %v, want 0..1", base, end, ok, err)
 	}
 	a.stopRenewing(0) // a stops renewing: as if it had died
 
 	base, end, ok, err = b.Claim(nil)
-	if err != nil || !ok || base != 8 || end != 16 {
-		t.Fatalf("b claimed %d..%d %v %v, want 8..16 (0..8 is held)", base, end, ok, err)
+	if err != nil || !ok || base != 1 || end != 2 {
+		t.Fatalf("b claimed %d..%d %v %v, want 1..2 (0..1 is held)", base, end, ok, err)
 	}
-	if kept, err := b.Finish(record(8, 16)); !kept || err != nil {
-		t.Fatalf("b's record of 8..16: kept %v, %v", kept, err)
+	if kept, err := b.Finish(record(1, 2)); !kept || err != nil {
+		t.Fatalf("b's record of 1..2: kept %v, %v", kept, err)
 	}
 	start := time.Now()
 	base, _, ok, err = b.Claim(nil)
 	if err != nil || !ok || base != 0 || b.Retaken != 1 {
-		t.Fatalf("b claimed %d %v %v (retaken %d), want a's expired 0..8", base, ok, err, b.Retaken)
+		t.Fatalf("b claimed %d %v %v (retaken %d), want a's expired 0..1", base, ok, err, b.Retaken)
 	}
 	if waited := time.Since(start); waited < 100*time.Millisecond {
 		t.Fatalf("b took a's claim over after %v, before its lease could expire", waited)
 	}
 
 	// a was not dead after all: it finishes first; b's record is refused.
-	if kept, err := a.Finish(record(0, 8)); !kept || err != nil {
-		t.Fatalf("a's record of 0..8: kept %v, %v", kept, err)
+	if kept, err := a.Finish(record(0, 1)); !kept || err != nil {
+		t.Fatalf("a's record of 0..1: kept %v, %v", kept, err)
 	}
-	if kept, err := b.Finish(record(0, 8)); kept || err != nil {
-		t.Fatalf("b's record of 0..8 after a's: kept %v, %v; want refused", kept, err)
+	if kept, err := b.Finish(record(0, 1)); kept || err != nil {
+		t.Fatalf("b's record of 0..1 after a's: kept %v, %v; want refused", kept, err)
 	}
 	if _, _, ok, err := b.Claim(nil); ok || err != nil {
 		t.Fatalf("claimed again (%v, %v) with every range done", ok, err)
@@ -74,8 +74,8 @@ func TestAnExpiredClaimIsTakenOverAndOnlyTheFirstRecordOfARangeStands(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := explorer.MergeShared(recs, 16)
-	if err != nil || !m.Complete || len(m.Twice) > 0 || m.Result.Universes != 16 {
+	m, err := explorer.MergeShared(recs, 2)
+	if err != nil || !m.Complete || len(m.Twice) > 0 || m.Result.Universes != 2 {
 		t.Fatalf("merged: %v, complete %v, twice %v, %d universes", err, m.Complete, m.Twice, m.Result.Universes)
 	}
 	// b pulls a's record, not its own.
@@ -87,7 +87,7 @@ func TestAnExpiredClaimIsTakenOverAndOnlyTheFirstRecordOfARangeStands(t *testing
 
 func TestAClaimRenewedByItsWorkerIsNotTakenOver(t *testing.T) {
 	url := "file://" + filepath.Join(t.TempDir(), "b")
-	id := testIdentity(8, 8, 300*time.Millisecond)
+	id := testIdentity(1, 8, 300*time.Millisecond) // one range
 	a, b := join(t, url, id), join(t, url, id)
 	if _, _, ok, err := a.Claim(nil); !ok || err != nil {
 		t.Fatalf("a: %v %v", ok, err)
@@ -126,23 +126,23 @@ func TestAWorkerHoldsTwoClaimsAndARangeItReleasesIsTakenAtOnce(t *testing.T) {
 	a, b := join(t, url, id), join(t, url, id)
 	first, _, ok1, err1 := a.Claim(nil)
 	ahead, _, ok2, err2 := a.Claim(nil)
-	if !ok1 || !ok2 || err1 != nil || err2 != nil || first != 0 || ahead != 8 {
-		t.Fatalf("a claimed %d (%v %v) and %d (%v %v), want 0 and 8", first, ok1, err1, ahead, ok2, err2)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || first != 0 || ahead != 1 {
+		t.Fatalf("a claimed %d (%v %v) and %d (%v %v), want 0 and 1 (ranges of one first)", first, ok1, err1, ahead, ok2, err2)
 	}
 	if err := a.Release(ahead); err != nil {
 		t.Fatal(err)
 	}
-	// Within the minute's lease: only a release lets b have 8..16.
-	if base, _, ok, err := b.Claim(nil); !ok || err != nil || base != 8 {
-		t.Fatalf("b claimed %d (%v %v), want the released 8..16", base, ok, err)
+	// Within the minute's lease: only a release lets b have 1..2.
+	if base, _, ok, err := b.Claim(nil); !ok || err != nil || base != 1 {
+		t.Fatalf("b claimed %d (%v %v), want the released 1..2", base, ok, err)
 	}
-	if kept, err := a.Finish(record(0, 8)); !kept || err != nil {
-		t.Fatalf("a's record of 0..8: kept %v, %v", kept, err)
+	if kept, err := a.Finish(record(0, 1)); !kept || err != nil {
+		t.Fatalf("a's record of 0..1: kept %v, %v", kept, err)
 	}
-	if kept, err := a.Finish(record(8, 16)); kept || err == nil {
-		t.Fatalf("a finished 8..16 after releasing it (kept %v, %v)", kept, err)
+	if kept, err := a.Finish(record(1, 2)); kept || err == nil {
+		t.Fatalf("a finished 1..2 after releasing it (kept %v, %v)", kept, err)
 	}
-	if err := a.Release(8); err == nil {
-		t.Fatal("a released 8..16 twice")
+	if err := a.Release(1); err == nil {
+		t.Fatal("a released 1..2 twice")
 	}
 }
