@@ -48,8 +48,10 @@ import (
 	"everett/internal/buildinfo"
 )
 
-// IdentityFormat names the identity format and its version.
-const IdentityFormat = "everett-shared/1"
+// IdentityFormat names the identity format and its version. Version 2
+// (2026-12-07): the ranges grow from one universe (rangeAt); a worker
+// must not join a search tiled the old way, so it refuses version 1.
+const IdentityFormat = "everett-shared/2"
 
 // Defaults of a search's claims.
 const (
