@@ -41,6 +41,7 @@ UNIVERSES=${UNIVERSES:-200}
 SEEDS=${SEEDS:-5}
 [ -x "$EVERETT" ] || { echo "bench-shared: run 'make bench'" >&2; exit 2; }
 make -s -C guest-images/examples/ttas
+make -s -C guest-images/bench # the peer's guest (build/bench/bench.elf)
 sh guest-images/examples/seqlock/build.sh >/dev/null
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
